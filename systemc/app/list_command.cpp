@@ -1,0 +1,85 @@
+// gpumux list policies|gpus|kernels: what the model knows about.
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "app/commands.h"
+#include "config/gpu_loader.h"
+#include "config/kernel_library_loader.h"
+#include "core/error.h"
+#include "policy/registry.h"
+#include "sm/occupancy.h"
+
+namespace gpumux {
+
+std::string config_dir() {
+  if (const char* dir = std::getenv("GPUMUX_CONFIG_DIR"); dir != nullptr && *dir != '\0') return dir;
+  return std::string(GPUMUX_SOURCE_DIR) + "/configs";
+}
+
+namespace {
+
+std::vector<std::string> yaml_files(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  }
+  if (ec) throw InputError("cannot read directory '" + dir + "': " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+int list_command(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cerr << "usage: gpumux list policies|gpus|kernels [--gpu FILE]\n";
+    return args.empty() ? kExitBadInput : kExitOk;
+  }
+  const std::string what = args[0];
+  std::string gpu_path = config_dir() + "/gpus/kepler-k20c.yaml";
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--gpu" && i + 1 < args.size()) {
+      gpu_path = args[++i];
+    } else {
+      std::cerr << "gpumux list: unexpected argument '" << args[i] << "'\n";
+      return kExitBadInput;
+    }
+  }
+  if (what == "policies") {
+    for (const auto& p : policy_registry()) std::printf("%-16s %s\n", p.name.c_str(), p.summary.c_str());
+    return kExitOk;
+  }
+  if (what == "gpus") {
+    for (const auto& file : yaml_files(config_dir() + "/gpus")) {
+      const GpuConfig gpu = load_gpu_config(file);
+      std::printf("%-28s %-22s %4u SMs %7.1f MHz %7.1f GB/s  %s\n", std::filesystem::path(file).filename().c_str(),
+                  gpu.name.c_str(), gpu.num_sms, gpu.core_clock_mhz, gpu.memory.bandwidth_gb_per_s, file.c_str());
+    }
+    return kExitOk;
+  }
+  if (what == "kernels") {
+    const GpuConfig gpu = load_gpu_config(gpu_path);
+    std::printf("occupancy on %s\n", gpu.name.c_str());
+    std::printf("%-10s %-14s %-20s %8s %8s %10s %8s %8s %10s %-14s\n", "library", "benchmark", "kernel", "TBs",
+                "threads", "regs/TB", "smem/TB", "TBs/SM", "t/TB (us)", "limited by");
+    for (const auto& file : yaml_files(config_dir() + "/kernels")) {
+      for (const auto& k : load_kernel_library(file, gpu)) {
+        const Occupancy occ = compute_occupancy(*k, gpu);
+        std::printf("%-10s %-14s %-20s %8u %8u %10u %8u %8u %10.2f %-14s\n", k->library.c_str(),
+                    k->benchmark.c_str(), k->name.c_str(), k->thread_blocks, k->threads_per_tb, k->registers_per_tb,
+                    k->shared_memory_per_tb, occ.tbs_per_sm, ns_from_ps(k->tb_time.mean_ps) / 1e3,
+                    occ.tbs_per_sm == 0 ? "does not fit" : occ.limited_by.c_str());
+      }
+    }
+    return kExitOk;
+  }
+  std::cerr << "gpumux list: unknown list '" << what << "' (policies, gpus, kernels)\n";
+  return kExitBadInput;
+}
+
+}  // namespace gpumux

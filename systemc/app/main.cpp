@@ -1,0 +1,61 @@
+// The gpumux command line: run | list | bench. Every simulation runs in a forked child process
+// (SystemC elaborates once per process); this process only parses, dispatches and reports.
+
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/commands.h"
+#include "core/error.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(gpumux - a SystemC/TLM-2.0 model of multiprogrammed GPU scheduling hardware
+
+usage:
+  gpumux run --gpu FILE --workload FILE [--policy NAME] [--seed N] [--out DIR]
+             [--vcd FILE] [--timeline FILE] [--jobs N] [--no-cache] [--quiet]
+  gpumux list policies|gpus|kernels [--gpu FILE]
+  gpumux bench [--json] [--tbs N]
+  gpumux --help | --version
+
+exit codes: 0 success, 1 internal error or invariant violation, 2 bad input or usage
+docs: docs/user-guide.md, docs/config.md
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // SystemC prints a banner when its kernel starts; keep stdout for our own report.
+  setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kUsage;
+    return gpumux::kExitBadInput;
+  }
+  const std::string command = args.front();
+  args.erase(args.begin());
+  try {
+    if (command == "--help" || command == "-h" || command == "help") {
+      std::cout << kUsage;
+      return gpumux::kExitOk;
+    }
+    if (command == "--version") {
+      std::cout << "gpumux " << GPUMUX_VERSION << '\n';
+      return gpumux::kExitOk;
+    }
+    if (command == "run") return gpumux::run_command(args);
+    if (command == "list") return gpumux::list_command(args);
+    if (command == "bench") return gpumux::bench_command(args);
+    std::cerr << "gpumux: unknown command '" << command << "'\n\n" << kUsage;
+    return gpumux::kExitBadInput;
+  } catch (const gpumux::InputError& e) {
+    std::cerr << "gpumux: error: " << e.what() << '\n';
+    return gpumux::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "gpumux: internal error: " << e.what() << '\n';
+    return gpumux::kExitInternal;
+  }
+}

@@ -1,0 +1,107 @@
+// gpumux run: simulate a workload on a GPU under a policy, with isolated baselines, and report
+// multiprogram metrics.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include <boost/program_options.hpp>
+
+#include "app/commands.h"
+#include "app/isolated_baselines.h"
+#include "config/gpu_loader.h"
+#include "config/workload_loader.h"
+#include "core/error.h"
+#include "metrics/stats_writer.h"
+#include "policy/registry.h"
+#include "top/simulation.h"
+
+namespace gpumux {
+
+namespace po = boost::program_options;
+
+int run_command(const std::vector<std::string>& args) {
+  po::options_description options("gpumux run options");
+  std::string gpu_path;
+  std::string workload_path;
+  std::string policy = "fcfs";
+  std::uint64_t seed = 1;
+  std::string out_dir;
+  std::string vcd;
+  std::string timeline;
+  unsigned jobs = std::max(1U, std::thread::hardware_concurrency());
+  options.add_options()
+      ("help,h", "show this help")
+      ("gpu", po::value(&gpu_path)->required(), "GPU config (configs/gpus/*.yaml)")
+      ("workload", po::value(&workload_path)->required(), "workload (configs/workloads/*.yaml)")
+      ("policy", po::value(&policy)->default_value("fcfs"), "thread-block scheduling policy (gpumux list policies)")
+      ("seed", po::value(&seed)->default_value(1), "random seed (same inputs and seed => identical stats)")
+      ("out", po::value(&out_dir), "output directory for stats.json (default out/<workload name>)")
+      ("vcd", po::value(&vcd), "write a VCD waveform (GTKWave) of SM states, queues and memory load")
+      ("timeline", po::value(&timeline), "write a Chrome/Perfetto trace JSON (one track per SM)")
+      ("jobs,j", po::value(&jobs), "isolated baselines simulated in parallel (default: cores)")
+      ("no-cache", "always re-simulate isolated baselines")
+      ("quiet,q", "print nothing but errors");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(options).run(), vm);
+    if (vm.count("help") != 0U) {
+      std::cout << "usage: gpumux run --gpu FILE --workload FILE [options]\n\n" << options << '\n';
+      return kExitOk;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "gpumux run: " << e.what() << "\n(see gpumux run --help)\n";
+    return kExitBadInput;
+  }
+  const bool quiet = vm.count("quiet") != 0U;
+
+  try {
+    const GpuConfig gpu = load_gpu_config(gpu_path);
+    const Workload workload = load_workload(workload_path, gpu);
+    if (find_policy(policy) == nullptr) (void)create_policy(policy);  // throws InputError listing names
+    if (out_dir.empty()) out_dir = "out/" + workload.name;
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) throw InputError("cannot create output directory '" + out_dir + "': " + ec.message());
+
+    IsolatedOptions iso;
+    iso.seed = seed;
+    iso.jobs = jobs;
+    iso.use_cache = vm.count("no-cache") == 0U;
+    const std::vector<RunResult> isolated = isolated_baselines(gpu, workload, iso);
+
+    SimulationSpec spec;
+    spec.gpu = gpu;
+    spec.workload = workload;
+    spec.policy = policy;
+    spec.seed = seed;
+    spec.vcd_path = vcd;
+    spec.timeline_path = timeline;
+    spec.progress = !quiet && isatty(STDERR_FILENO) != 0;
+    const RunResult result = simulate(spec);
+
+    const RunReport report = make_report(gpu, workload, result, isolated);
+    const std::string stats_path = out_dir + "/stats.json";
+    std::ofstream stats(stats_path);
+    if (!(stats << stats_json(report).dump(2) << '\n')) throw InputError("cannot write '" + stats_path + "'");
+    if (!quiet) {
+      print_summary(std::cout, report);
+      std::cout << "\n  stats:    " << stats_path << '\n';
+      if (!vcd.empty()) std::cout << "  vcd:      " << vcd << '\n';
+      if (!timeline.empty()) std::cout << "  timeline: " << timeline << '\n';
+    }
+    return kExitOk;
+  } catch (const InputError& e) {
+    std::cerr << "gpumux: error: " << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const SimulationFailed& e) {
+    std::cerr << "gpumux: simulation failed: " << e.what() << '\n';
+    return kExitInternal;
+  }
+}
+
+}  // namespace gpumux

@@ -1,0 +1,230 @@
+#include "config/workload_loader.h"
+
+#include <filesystem>
+#include <limits>
+
+#include "config/kernel_library_loader.h"
+#include "config/yaml_reader.h"
+#include "sm/occupancy.h"
+
+namespace gpumux {
+
+namespace {
+
+using config::YamlMap;
+using config::YamlNode;
+
+// Same bound as the kernel library: ~11 days in ps, far beyond any sensible workload, far below overflow.
+constexpr double kMaxPs = 1e18;
+
+TimePs to_ps(const YamlNode& value, double ps) {
+  if (ps >= kMaxPs) value.fail("time is too long for the model's picosecond clock");
+  return static_cast<TimePs>(ps + 0.5);
+}
+
+struct Library {
+  std::string name;
+  std::string path;
+  std::vector<std::shared_ptr<const KernelDesc>> kernels;
+};
+
+class KernelResolver {
+ public:
+  void add(const YamlNode& entry, Library library) {
+    for (const Library& other : libraries_) {
+      if (other.name == library.name) {
+        entry.fail("two kernel libraries are both named '" + library.name + "' ('" + other.path + "' and '" +
+                   library.path + "'); give one of them a different `name:`");
+      }
+    }
+    libraries_.push_back(std::move(library));
+  }
+
+  /// The kernel called `name`, from `library` if given, else from the one library that defines it.
+  std::shared_ptr<const KernelDesc> resolve(const YamlNode& name_node, const std::optional<YamlNode>& library_node) const {
+    const std::string name = name_node.as_string();
+    std::vector<const Library*> searched;
+    if (library_node) {
+      const std::string wanted = library_node->as_string();
+      for (const Library& lib : libraries_) {
+        if (lib.name == wanted) searched.push_back(&lib);
+      }
+      if (searched.empty()) library_node->fail("unknown kernel library '" + wanted + "'; loaded: " + library_names());
+    } else {
+      for (const Library& lib : libraries_) searched.push_back(&lib);
+    }
+    std::vector<std::shared_ptr<const KernelDesc>> found;
+    std::vector<std::string> all_names;
+    for (const Library* lib : searched) {
+      for (const auto& k : lib->kernels) {
+        if (k->name == name) found.push_back(k);
+        all_names.push_back(k->name);
+      }
+    }
+    if (found.size() == 1) return found.front();
+    if (found.empty()) {
+      std::string message = "unknown kernel '" + name + "'";
+      if (const std::string hint = config::closest_name(name, all_names); !hint.empty()) {
+        message += " (did you mean '" + hint + "'?)";
+      }
+      name_node.fail(message + "; searched kernel libraries: " + (library_node ? library_node->as_string() : library_names()));
+    }
+    std::vector<std::string> where;
+    for (const auto& k : found) where.push_back(k->library);
+    name_node.fail("kernel '" + name + "' is defined in several kernel libraries (" + config::join_choices(where) +
+                   "); add `library: <name>` to this kernel command to choose one");
+  }
+
+ private:
+  [[nodiscard]] std::string library_names() const {
+    std::vector<std::string> names;
+    for (const Library& lib : libraries_) names.push_back(lib.name);
+    return config::join_choices(names);
+  }
+
+  std::vector<Library> libraries_;
+};
+
+/// Why one thread block of `k` cannot be resident on an SM of `gpu`: every resource it exceeds.
+std::string misfit_reason(const KernelDesc& k, const GpuConfig& gpu) {
+  const TbFootprint f = footprint_of(k, gpu.warp_size);
+  std::vector<std::string> reasons;
+  if (f.registers > gpu.sm.registers) {
+    reasons.push_back(std::to_string(f.registers) + " registers per thread block > " + std::to_string(gpu.sm.registers) +
+                      " in the SM register file");
+  }
+  const std::uint32_t largest = gpu.sm.shared_memory_configs.empty() ? 0 : gpu.sm.shared_memory_configs.back();
+  if (f.shared_memory > largest) {
+    reasons.push_back(std::to_string(f.shared_memory) + " B of shared memory per thread block > largest carve-out " +
+                      std::to_string(largest) + " B");
+  }
+  if (f.threads > gpu.sm.max_threads) {
+    reasons.push_back(std::to_string(f.threads) + " threads per thread block > " + std::to_string(gpu.sm.max_threads) +
+                      " threads per SM");
+  }
+  if (f.warps > gpu.sm.max_warps) {
+    reasons.push_back(std::to_string(f.warps) + " warps per thread block > " + std::to_string(gpu.sm.max_warps) +
+                      " warps per SM");
+  }
+  if (reasons.empty()) reasons.push_back("no thread-block slot");  // unreachable with max_thread_blocks >= 1
+  std::string text;
+  for (const std::string& r : reasons) text += (text.empty() ? "" : "; ") + r;
+  return text;
+}
+
+CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, const GpuConfig& gpu) {
+  const YamlMap m(node, {"cpu", "h2d", "d2h", "kernel"});
+  if (m.entries().size() != 1) node.fail("a command is a map with exactly one key: cpu, h2d, d2h or kernel");
+  const auto& [kind, value] = m.entries().front();
+  CommandSpec cmd;
+  cmd.where = node.where();
+  if (kind == "cpu") {
+    const YamlMap t(value, {"ns", "us", "ms"});
+    if (t.entries().size() != 1) value.fail("give the CPU time in exactly one unit: {ns: N}, {us: N} or {ms: N}");
+    const auto& [unit, amount] = t.entries().front();
+    const double scale = unit == "ns" ? 1e3 : unit == "us" ? 1e6 : 1e9;
+    cmd.kind = CommandKind::kCpu;
+    cmd.cpu_ps = to_ps(amount, amount.as_positive_number() * scale);
+    if (cmd.cpu_ps == 0) amount.fail("CPU time rounds to 0 ps");
+  } else if (kind == "h2d" || kind == "d2h") {
+    const YamlMap c(value, {"bytes"});
+    cmd.kind = kind == "h2d" ? CommandKind::kHostToDevice : CommandKind::kDeviceToHost;
+    cmd.bytes = c.required("bytes").as_u64(1);
+  } else {
+    const YamlMap k(value, {"name", "launches", "library"});
+    cmd.kind = CommandKind::kKernel;
+    cmd.kernel = kernels.resolve(k.required("name"), k.optional("library"));
+    cmd.launches = k.optional_u32("launches", cmd.kernel->launches);
+    cmd.where = value.where();
+    if (compute_occupancy(*cmd.kernel, gpu).tbs_per_sm == 0) {
+      value.fail("kernel '" + cmd.kernel->name + "' (library '" + cmd.kernel->library + "') does not fit on an SM of GPU '" +
+                 gpu.name + "': " + misfit_reason(*cmd.kernel, gpu));
+    }
+  }
+  return cmd;
+}
+
+ProcessSpec read_process(const YamlNode& node, const KernelResolver& kernels, const GpuConfig& gpu,
+                         const std::vector<ProcessSpec>& earlier) {
+  const YamlMap m(node, {"name", "priority", "tokens", "arrival_ns", "repeat", "streams"});
+  ProcessSpec p;
+  p.where = node.where();
+  const YamlNode name = m.required("name");
+  p.name = name.as_string();
+  for (const ProcessSpec& other : earlier) {
+    if (other.name == p.name) {
+      name.fail("duplicate process name '" + p.name + "' (first at line " + std::to_string(other.where.line) + ")");
+    }
+  }
+  if (const auto priority = m.optional("priority")) p.priority = priority->as_i32();
+  if (const auto tokens = m.optional("tokens")) {
+    const std::uint32_t t = tokens->as_u32(1);
+    if (t > static_cast<std::uint32_t>(std::numeric_limits<int>::max())) tokens->fail("too many tokens");
+    p.tokens = static_cast<int>(t);
+  }
+  if (const auto arrival = m.optional("arrival_ns")) {
+    p.arrival_ps = to_ps(*arrival, arrival->as_nonnegative_number() * 1e3);
+  }
+  p.repeat = m.optional_u32("repeat", 1);
+  for (const YamlNode& stream_node : m.required("streams").as_list()) {
+    StreamSpec stream;
+    for (const YamlNode& command : stream_node.as_list()) stream.commands.push_back(read_command(command, kernels, gpu));
+    p.streams.push_back(std::move(stream));
+  }
+  return p;
+}
+
+template <typename Enum>
+Enum read_choice(const YamlMap& m, std::string_view key, Enum fallback,
+                 const std::vector<std::pair<std::string, Enum>>& choices) {
+  const auto node = m.optional(key);
+  if (!node) return fallback;
+  const std::string text = node->as_string();
+  std::vector<std::string> names;
+  for (const auto& [name, value] : choices) {
+    if (name == text) return value;
+    names.push_back(name);
+  }
+  node->fail("unknown value '" + text + "'; expected " + config::join_choices(names));
+}
+
+}  // namespace
+
+Workload load_workload(const std::string& path, const GpuConfig& gpu) {
+  const YamlNode root = config::load_yaml_file(path);
+  const YamlMap m(root, {"name", "kernel_libraries", "replay", "tb_duration", "processes"});
+  Workload w;
+  w.source_file = path;
+  w.name = m.optional_string("name", std::filesystem::path(path).stem().string());
+  w.replay = read_choice(m, "replay", ReplayMode::kFixed,
+                         {{"fixed", ReplayMode::kFixed}, {"until_all_done", ReplayMode::kUntilAllDone}});
+  w.tb_duration = read_choice(m, "tb_duration", TbDurationMode::kProfile,
+                              {{"profile", TbDurationMode::kProfile}, {"fixed", TbDurationMode::kFixed}});
+
+  // Library paths are relative to the workload file, so a workload works from any current directory.
+  KernelResolver kernels;
+  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  for (const YamlNode& entry : m.required("kernel_libraries").as_list()) {
+    const std::filesystem::path given(entry.as_string());
+    const std::string resolved = (given.is_absolute() ? given : base / given).lexically_normal().string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(resolved, ec)) {
+      entry.fail("kernel library '" + given.string() + "' not found (looked for '" + resolved +
+                 "'; paths are relative to the workload file)");
+    }
+    Library library;
+    library.path = resolved;
+    library.kernels = load_kernel_library(resolved, gpu);
+    library.name = library.kernels.empty() ? std::filesystem::path(resolved).stem().string()
+                                           : library.kernels.front()->library;
+    kernels.add(entry, std::move(library));
+    w.kernel_libraries.push_back(resolved);
+  }
+
+  for (const YamlNode& node : m.required("processes").as_list()) {
+    w.processes.push_back(read_process(node, kernels, gpu, w.processes));
+  }
+  return w;
+}
+
+}  // namespace gpumux

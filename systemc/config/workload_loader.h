@@ -1,0 +1,16 @@
+#pragma once
+// Loads a multiprogrammed workload (configs/workloads/*.yaml): the kernel libraries it draws from
+// (paths relative to the workload file), and its processes with their streams of commands. Every
+// kernel a workload launches must fit on one SM of `gpu` (static occupancy > 0), so a run can never
+// stall on a kernel that the hardware could not accept.
+
+#include <string>
+
+#include "core/gpu_config.h"
+#include "core/workload.h"
+
+namespace gpumux {
+
+[[nodiscard]] Workload load_workload(const std::string& path, const GpuConfig& gpu);
+
+}  // namespace gpumux

@@ -1,0 +1,115 @@
+#pragma once
+// A thin, strict layer over yaml-cpp for the config loaders. Every problem with a user's file becomes
+// an InputError naming the file, the 1-based line and column, and the dotted key path of the value
+// (e.g. "processes[1].streams[0][2].kernel.name"), so a user can jump straight to the mistake.
+//
+// Strictness is deliberate: unknown keys are errors (a typo must not silently fall back to a default),
+// a quoted "100" is not a number, 1.5 and 1e6 are not integers, and explicit nulls are not values.
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+
+namespace gpumux::config {
+
+/// One value of a YAML document together with where it is: file, position and key path.
+class YamlNode {
+ public:
+  YamlNode(YAML::Node node, std::string key, std::shared_ptr<const std::string> file, SourceLocation fallback);
+
+  [[nodiscard]] const std::string& key() const { return key_; }
+  [[nodiscard]] const std::string& file() const { return *file_; }
+  /// Position of the value; empty values report their key's (or parent's) position.
+  [[nodiscard]] SourceLocation where() const;
+  [[noreturn]] void fail(const std::string& message) const;
+
+  [[nodiscard]] bool is_map() const { return node_.IsMap(); }
+  [[nodiscard]] bool is_list() const { return node_.IsSequence(); }
+  [[nodiscard]] bool is_null() const { return node_.IsNull(); }
+  /// "a map", "a list", "null", "a string 'x'", "the number 3", ... for messages.
+  [[nodiscard]] std::string describe() const;
+
+  /// Non-empty scalar text (a plain 42 is accepted as the string "42").
+  [[nodiscard]] std::string as_string() const;
+  /// Integer written in decimal; errors on floats, quoted strings, out-of-range values.
+  [[nodiscard]] std::int64_t as_int() const;
+  /// Integer >= min (min 1: "must be positive"); fits in 32 bits.
+  [[nodiscard]] std::uint32_t as_u32(std::uint32_t min = 1) const;
+  [[nodiscard]] std::uint64_t as_u64(std::uint64_t min = 1) const;
+  [[nodiscard]] int as_i32() const;
+  /// Finite real number (integers accepted).
+  [[nodiscard]] double as_number() const;
+  [[nodiscard]] double as_positive_number() const;     ///< > 0
+  [[nodiscard]] double as_nonnegative_number() const;  ///< >= 0
+
+  /// Elements of a list, keyed "key[i]". Errors if this is not a list, or (non_empty) if it is empty.
+  [[nodiscard]] std::vector<YamlNode> as_list(bool non_empty = true) const;
+
+  /// Child with a dotted key path and this node's position as fallback.
+  [[nodiscard]] YamlNode child(YAML::Node node, const std::string& name) const;
+
+ private:
+  friend class YamlMap;
+  [[nodiscard]] const std::string& scalar_for_number(const char* expected) const;
+
+  YAML::Node node_;
+  std::string key_;
+  std::shared_ptr<const std::string> file_;
+  SourceLocation fallback_;
+};
+
+/// A YAML map read against the list of keys it may contain. Unknown and duplicate keys are reported
+/// at construction, at the offending key, together with the keys that are allowed.
+class YamlMap {
+ public:
+  YamlMap(const YamlNode& node, std::initializer_list<std::string_view> allowed);
+  /// A map whose keys are free-form (e.g. `reference:`); only duplicates are rejected.
+  static YamlMap any_keys(const YamlNode& node);
+
+  [[nodiscard]] const YamlNode& node() const { return node_; }
+  [[nodiscard]] SourceLocation where() const { return node_.where(); }
+  [[nodiscard]] bool has(std::string_view key) const;
+  /// The value of `key`; "missing required key" at the map's position if absent.
+  [[nodiscard]] YamlNode required(std::string_view key) const;
+  [[nodiscard]] std::optional<YamlNode> optional(std::string_view key) const;
+  /// All entries in file order: (key text, value).
+  [[nodiscard]] const std::vector<std::pair<std::string, YamlNode>>& entries() const { return entries_; }
+
+  // Typed shorthands for the common cases.
+  [[nodiscard]] std::string required_string(std::string_view key) const;
+  [[nodiscard]] std::string optional_string(std::string_view key, const std::string& fallback) const;
+  [[nodiscard]] std::uint32_t required_u32(std::string_view key, std::uint32_t min = 1) const;
+  [[nodiscard]] std::uint32_t optional_u32(std::string_view key, std::uint32_t fallback, std::uint32_t min = 1) const;
+  [[nodiscard]] double required_positive(std::string_view key) const;
+  [[nodiscard]] double required_nonnegative(std::string_view key) const;
+  [[nodiscard]] double optional_nonnegative(std::string_view key, double fallback) const;
+
+ private:
+  explicit YamlMap(const YamlNode& node);
+  [[nodiscard]] const YamlNode* find(std::string_view key) const;
+
+  YamlNode node_;
+  std::vector<std::pair<std::string, YamlNode>> entries_;
+  std::vector<YamlNode> key_nodes_;  ///< parallel to entries_: the key scalars, for error positions
+};
+
+/// Reads and parses `path`. Unreadable files and malformed YAML become InputErrors (the latter with the
+/// parser's line and column). The root must be a map.
+[[nodiscard]] YamlNode load_yaml_file(const std::string& path);
+
+/// The candidate closest to `name` if it is at most two edits away (for "did you mean" hints), else "".
+[[nodiscard]] std::string closest_name(std::string_view name, const std::vector<std::string>& candidates);
+
+/// "a, b or c" for messages listing the accepted choices.
+[[nodiscard]] std::string join_choices(const std::vector<std::string>& choices);
+
+}  // namespace gpumux::config

@@ -1,0 +1,73 @@
+#pragma once
+// The GPU the model simulates: SM count and per-SM resources, clocks, memory, PCIe and front end.
+// Loaded from configs/gpus/*.yaml by config/gpu_loader; every field is documented in docs/config.md.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/types.h"
+
+namespace gpumux {
+
+/// Hardware resources of one SM. A thread block needs all of its resources at once; the number of
+/// resident thread blocks is set by the first resource to run out (Tanasic 2.3).
+struct SmResources {
+  std::uint32_t registers = 0;        ///< 32-bit registers in the register file
+  std::uint32_t max_threads = 0;      ///< resident threads
+  std::uint32_t max_thread_blocks = 0;
+  std::uint32_t max_warps = 0;        ///< resident warps (threads / warp_size, rounded up per TB)
+  /// Selectable shared-memory carve-outs in bytes, ascending. A kernel gets the smallest one that
+  /// holds one of its thread blocks (Tanasic Table 2 footnote: 16 KB default, 32/48 KB on demand).
+  std::vector<std::uint32_t> shared_memory_configs;
+  /// How many different kernels may have thread blocks on one SM at once. 1 is the static
+  /// partitioning of Kepler (Tanasic 2.3); more allows intra-SM sharing (Pai, Awatramani Ch. 5).
+  std::uint32_t max_resident_kernels = 1;
+};
+
+struct MemoryConfig {
+  double bandwidth_gb_per_s = 0;  ///< peak DRAM bandwidth shared by every initiator (1 GB = 1e9 B)
+  double latency_ns = 0;          ///< fixed access latency added after service
+};
+
+struct PcieConfig {
+  double clock_mhz = 0;
+  std::uint32_t lanes = 0;
+  std::uint32_t bits_per_lane_per_cycle = 1;
+  std::uint32_t burst_bytes = 4096;  ///< DMA transfers cross the link in bursts of this size
+  double latency_ns = 0;             ///< one-way latency added to each transaction
+  std::uint32_t command_bytes = 64;  ///< size of one command descriptor written by the host
+
+  [[nodiscard]] double bytes_per_second() const {
+    return clock_mhz * 1e6 * static_cast<double>(lanes) * static_cast<double>(bits_per_lane_per_cycle) / 8.0;
+  }
+};
+
+struct FrontendConfig {
+  std::uint32_t command_queues = 32;  ///< hardware queues (Hyper-Q)
+  std::uint32_t queue_depth = 1024;   ///< commands per hardware queue; the host stalls when full
+  std::uint32_t copy_engines = 2;     ///< 1: one DMA engine for both directions; 2: one per direction
+};
+
+struct GpuConfig {
+  std::string name;
+  std::string source_file;
+  std::uint32_t num_sms = 0;
+  double core_clock_mhz = 0;
+  std::uint32_t warp_size = 32;
+  SmResources sm;
+  MemoryConfig memory;
+  PcieConfig pcie;
+  FrontendConfig frontend;
+  /// Entries of the active queue / KSRT; the hardware sizes them to N_SM (Tanasic 3.3).
+  std::uint32_t active_kernels = 0;
+
+  [[nodiscard]] double core_period_ps() const { return 1e6 / core_clock_mhz; }
+  [[nodiscard]] TimePs cycles_to_ps(double cycles) const {
+    return static_cast<TimePs>(cycles * core_period_ps() + 0.5);
+  }
+  [[nodiscard]] double ps_to_cycles(TimePs ps) const { return static_cast<double>(ps) / core_period_ps(); }
+};
+
+}  // namespace gpumux

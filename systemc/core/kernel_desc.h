@@ -1,0 +1,39 @@
+#pragma once
+// A kernel as a library describes it: grid size, per-TB resources and thread-block timing profile.
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "core/error.h"
+#include "core/types.h"
+
+namespace gpumux {
+
+/// How long one thread block runs when its kernel runs alone (TB-level SM model).
+struct TbTimeProfile {
+  TimePs mean_ps = 0;
+  double rsd_percent = 0;  ///< relative standard deviation, 100 * stddev / mean (Pai Table 3)
+};
+
+struct KernelDesc {
+  std::string name;
+  std::string library;  ///< library name (file stem), e.g. "parboil"
+  std::string benchmark;  ///< application the kernel belongs to, e.g. "lbm"
+  SourceLocation where;   ///< where the kernel is defined, for error messages
+  std::uint32_t thread_blocks = 0;
+  std::uint32_t threads_per_tb = 0;
+  std::uint32_t registers_per_tb = 0;
+  std::uint32_t shared_memory_per_tb = 0;  ///< bytes
+  std::uint32_t launches = 1;  ///< default number of back-to-back launches of one kernel command
+  /// Optional grouping labels, e.g. Tanasic Table 1 "Class 1" (by kernel time) and "Class 2" (by
+  /// application time): SHORT / MEDIUM / LONG. Empty when the library gives none.
+  std::string class1;
+  std::string class2;
+  TbTimeProfile tb_time;
+  /// Published figures the model is validated against (e.g. tbs_per_sm, save_time_us), keyed as in
+  /// the library file. Never read by the model itself.
+  std::map<std::string, double> reference;
+};
+
+}  // namespace gpumux

@@ -1,0 +1,36 @@
+#pragma once
+// Strongly typed identifiers and time units shared by every block of the model.
+// Policies and reference models use only these plain C++ types (no SystemC), so the same code
+// drives the simulator and the Verilator cross-checks.
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+
+namespace gpumux {
+
+/// Simulated time in picoseconds (SystemC's default resolution). Converted to sc_time only at
+/// module boundaries.
+using TimePs = std::uint64_t;
+inline constexpr TimePs kNever = std::numeric_limits<TimePs>::max();
+
+inline constexpr TimePs ps_from_ns(double ns) { return static_cast<TimePs>(ns * 1000.0 + 0.5); }
+inline constexpr double ns_from_ps(TimePs ps) { return static_cast<double>(ps) / 1000.0; }
+
+/// Index of a streaming multiprocessor, 0 .. N_SM-1.
+enum class SmId : std::uint32_t {};
+/// One kernel launch (an instance); unique within one simulation, in launch order.
+enum class KernelId : std::uint32_t {};
+/// A process of the workload (one GPU context), in workload order.
+enum class ProcessId : std::uint32_t {};
+
+inline constexpr std::uint32_t index(SmId id) { return static_cast<std::uint32_t>(id); }
+inline constexpr std::uint32_t index(KernelId id) { return static_cast<std::uint32_t>(id); }
+inline constexpr std::uint32_t index(ProcessId id) { return static_cast<std::uint32_t>(id); }
+
+}  // namespace gpumux
+
+template <>
+struct std::hash<gpumux::KernelId> {
+  std::size_t operator()(gpumux::KernelId id) const noexcept { return gpumux::index(id); }
+};

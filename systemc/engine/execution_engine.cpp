@@ -1,0 +1,58 @@
+#include "engine/execution_engine.h"
+
+namespace gpumux {
+
+ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuConfig& gpu, const Workload& workload,
+                                 std::unique_ptr<SchedulingPolicy> policy, std::uint64_t seed,
+                                 CommandCompletionListener& listener, std::function<void()> progress)
+    : sc_core::sc_module(name), workload_(workload), listener_(listener) {
+  SmDriver::Hooks hooks;
+  hooks.now = [] { return sc_core::sc_time_stamp().value(); };
+  hooks.kernel_finished = [this](KernelId k) { kernel_finished(k); };
+  hooks.progress = std::move(progress);
+  for (const auto& p : workload.processes) hooks.process_names.push_back(p.name);
+  driver_ = std::make_unique<SmDriver>(gpu, std::move(policy), workload.tb_duration, seed, std::move(hooks));
+
+  std::vector<SmPort*> ports;
+  for (std::uint32_t s = 0; s < gpu.num_sms; ++s) {
+    sms_.push_back(std::make_unique<Sm>(("sm_" + std::to_string(s)).c_str(), SmId{s}, gpu, *driver_));
+    ports.push_back(sms_.back().get());
+  }
+  driver_->attach_sms(std::move(ports));
+}
+
+void ExecutionEngine::accept(const GpuCommand& command) {
+  const ProcessSpec& process = workload_.processes[index(command.process)];
+  KernelStatus status;
+  status.process = command.process;
+  status.desc = command.kernel;
+  status.priority = process.priority;
+  status.tokens = process.tokens.value_or(0);
+  status.launch_ps = command.queued_ps;
+  command_of_kernel_.push_back(command);  // the driver numbers launches in the same order
+  driver_->launch(std::move(status));
+}
+
+void ExecutionEngine::kernel_finished(KernelId kernel) { listener_.command_done(command_of_kernel_[index(kernel)]); }
+
+void ExecutionEngine::trace(sc_core::sc_trace_file* file) {
+  const std::uint32_t n = driver_->num_sms();
+  traced_state_.assign(n, 0);
+  traced_kernel_.assign(n, -1);
+  for (std::uint32_t s = 0; s < n; ++s) {
+    const std::string prefix = "sm_" + std::to_string(s) + ".";
+    sc_core::sc_trace(file, traced_state_[s], prefix + "state");
+    sc_core::sc_trace(file, traced_kernel_[s], prefix + "kernel");
+    sc_core::sc_trace(file, sms_[s]->traced_resident_tbs(), prefix + "resident_tbs");
+  }
+  // Hooks are copied into the driver at construction; install the mirror now.
+  driver_->set_sm_changed([this](SmId sm) { mirror(sm); });
+}
+
+void ExecutionEngine::mirror(SmId sm) {
+  const SmStatus& st = driver_->sm(sm);
+  traced_state_[index(sm)] = static_cast<int>(st.state);
+  traced_kernel_[index(sm)] = st.kernel ? static_cast<int>(index(*st.kernel)) : -1;
+}
+
+}  // namespace gpumux

@@ -1,0 +1,50 @@
+#pragma once
+// The execution engine (Tanasic Fig. 1 (4), Fig. 3): receives kernel launches from the command
+// dispatcher through the execution queue, runs them on the SMs through the SM driver and the
+// scheduling policy, and reports each launch complete when its last thread block finishes.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "core/gpu_config.h"
+#include "core/workload.h"
+#include "engine/sm_driver.h"
+#include "frontend/gpu_command.h"
+#include "sm/sm.h"
+
+namespace gpumux {
+
+class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
+ public:
+  ExecutionEngine(const sc_core::sc_module_name& name, const GpuConfig& gpu, const Workload& workload,
+                  std::unique_ptr<SchedulingPolicy> policy, std::uint64_t seed, CommandCompletionListener& listener,
+                  std::function<void()> progress);
+
+  void accept(const GpuCommand& command) override;
+
+  [[nodiscard]] SmDriver& driver() { return *driver_; }
+  [[nodiscard]] const SmDriver& driver() const { return *driver_; }
+  [[nodiscard]] const std::vector<std::unique_ptr<Sm>>& sms() const { return sms_; }
+  /// Adds each SM's SMST state (0 idle, 1 running, 2 reserved), kernel (-1 none) and resident TBs
+  /// to a VCD.
+  void trace(sc_core::sc_trace_file* file);
+
+ private:
+  void kernel_finished(KernelId kernel);
+  void mirror(SmId sm);
+
+  const Workload& workload_;
+  CommandCompletionListener& listener_;
+  std::unique_ptr<SmDriver> driver_;
+  std::vector<std::unique_ptr<Sm>> sms_;
+  std::vector<GpuCommand> command_of_kernel_;  ///< indexed by KernelId (launch order)
+  std::vector<int> traced_state_;
+  std::vector<int> traced_kernel_;
+};
+
+}  // namespace gpumux

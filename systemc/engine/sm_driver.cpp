@@ -1,0 +1,247 @@
+#include "engine/sm_driver.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace gpumux {
+
+SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy, TbDurationMode duration_mode,
+                   std::uint64_t seed, Hooks hooks)
+    : gpu_(gpu),
+      framework_(gpu.num_sms, gpu.active_kernels == 0 ? gpu.num_sms : gpu.active_kernels),
+      policy_(std::move(policy)),
+      hooks_(std::move(hooks)) {
+  durations_.reserve(gpu.num_sms);
+  for (std::uint32_t s = 0; s < gpu.num_sms; ++s) durations_.emplace_back(duration_mode, seed, 0x5300 + s);
+}
+
+void SmDriver::attach_sms(std::vector<SmPort*> ports) { ports_ = std::move(ports); }
+
+KernelId SmDriver::launch(KernelStatus status) {
+  status.arrival_ps = now();
+  status.occupancy = compute_occupancy(*status.desc, gpu_);
+  status.total_tbs = status.desc->thread_blocks;
+  const KernelId id = framework_.add_kernel(std::move(status));
+  tb_states_.emplace_back(framework_.kernel(id).total_tbs, TbState::kNotIssued);
+  admit_waiting();
+  return id;
+}
+
+void SmDriver::admit_waiting() {
+  for (KernelId k : framework_.admit_waiting(now())) policy_->on_kernel_arrival(k, *this);
+}
+
+bool SmDriver::can_issue(SmId sm, KernelId kernel) const {
+  const KernelStatus& k = framework_.kernel(kernel);
+  if (!k.active || !k.has_tbs_to_issue()) return false;
+  const SmStatus& status = framework_.sm(sm);
+  if (status.state == SmState::kReserved) return false;
+  const ResidentKernel* resident = status.resident(kernel);
+  if (resident == nullptr && status.residents.size() >= gpu_.sm.max_resident_kernels) return false;
+  const std::uint32_t limit = status.limit_for(kernel);
+  if (limit != 0 && resident != nullptr && resident->tbs >= limit) return false;
+  return ports_[index(sm)]->fits(k.occupancy.footprint, k.occupancy.shared_memory_config);
+}
+
+void SmDriver::assign_sm(SmId sm, KernelId kernel) {
+  SmStatus& status = framework_.sm(sm);
+  if (status.state != SmState::kIdle) {
+    violation(std::string("policy assigned a ") + to_string(status.state) + " SM", sm, kernel);
+  }
+  status.state = SmState::kRunning;
+  status.kernel = kernel;
+  try_issue(sm);
+  if (hooks_.sm_changed) hooks_.sm_changed(sm);
+}
+
+void SmDriver::reserve_sm(SmId sm, KernelId next) {
+  SmStatus& status = framework_.sm(sm);
+  if (status.state == SmState::kIdle) {
+    assign_sm(sm, next);
+    return;
+  }
+  // Draining (Tanasic 3.2): stop issuing to the SM; it is preempted when its TBs finish. A policy
+  // may retarget a reservation in progress.
+  status.state = SmState::kReserved;
+  status.next = next;
+  if (status.running_tbs == 0) settle_sm(sm);
+  if (hooks_.sm_changed) hooks_.sm_changed(sm);
+}
+
+void SmDriver::set_residency_limit(SmId sm, KernelId kernel, std::uint32_t limit) {
+  SmStatus& status = framework_.sm(sm);
+  for (auto& l : status.limits) {
+    if (l.kernel == kernel) {
+      l.limit = limit;
+      return;
+    }
+  }
+  if (limit != 0) status.limits.push_back({kernel, limit});
+}
+
+void SmDriver::try_issue(SmId sm) {
+  while (true) {
+    const std::optional<KernelId> choice = policy_->select_kernel(sm, *this);
+    if (!choice || !can_issue(sm, *choice)) return;
+    issue_tb(sm, *choice);
+  }
+}
+
+void SmDriver::issue_tb(SmId sm, KernelId kernel) {
+  KernelStatus& k = framework_.kernel(kernel);
+  std::uint32_t tb = 0;
+  if (!k.preempted_tbs.empty()) {
+    // PTBQ first (Tanasic 3.3): keeps the number of preempted TBs, and their handles, small.
+    tb = k.preempted_tbs.back();
+    k.preempted_tbs.pop_back();
+    if (tb_states_[index(kernel)][tb] != TbState::kPreempted) {
+      violation("re-issued thread block " + std::to_string(tb) + " that was not preempted", sm, kernel);
+    }
+  } else {
+    tb = k.next_tb++;
+    if (tb_states_[index(kernel)][tb] != TbState::kNotIssued) {
+      violation("issued thread block " + std::to_string(tb) + " twice", sm, kernel);
+    }
+  }
+  tb_states_[index(kernel)][tb] = TbState::kRunning;
+  const TimePs t = now();
+  if (k.start_ps == kNever) k.start_ps = t;
+  ++k.issued_tbs;
+  ++tbs_issued_;
+
+  SmStatus& status = framework_.sm(sm);
+  if (status.running_tbs == 0) status.kernel = kernel;  // SM set up for this kernel
+  if (status.state == SmState::kIdle) status.state = SmState::kRunning;
+  ++status.running_tbs;
+  bool found = false;
+  for (auto& r : status.residents) {
+    if (r.kernel == kernel) {
+      ++r.tbs;
+      found = true;
+      break;
+    }
+  }
+  if (!found) status.residents.push_back({kernel, 1});
+
+  const TimePs duration = durations_[index(sm)].draw(k.desc->tb_time);
+  ports_[index(sm)]->start_tb(kernel, tb, k.occupancy.footprint, k.occupancy.shared_memory_config, duration);
+}
+
+void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) {
+  const TimePs t = now();
+  auto& state = tb_states_[index(kernel)][tb];
+  if (state != TbState::kRunning) violation("thread block " + std::to_string(tb) + " completed twice", sm, kernel);
+  state = TbState::kDone;
+  ++tbs_completed_;
+  if (trace_ != nullptr) trace_->on_tb(sm, kernel, tb, start_ps, t);
+
+  SmStatus& status = framework_.sm(sm);
+  auto it = std::find_if(status.residents.begin(), status.residents.end(),
+                         [&](const ResidentKernel& r) { return r.kernel == kernel; });
+  if (it == status.residents.end() || it->tbs == 0 || status.running_tbs == 0) {
+    violation("completion of a thread block the SMST does not hold", sm, kernel);
+  }
+  --status.running_tbs;
+  if (--it->tbs == 0) {
+    status.residents.erase(it);
+    if (status.kernel == kernel && !status.residents.empty()) status.kernel = status.residents.front().kernel;
+  }
+
+  KernelStatus& k = framework_.kernel(kernel);
+  ++k.completed_tbs;
+  policy_->on_tb_finished(sm, kernel, t - start_ps, *this);
+  if (k.finished()) finish_kernel(kernel);
+  settle_sm(sm);
+  if (hooks_.sm_changed) hooks_.sm_changed(sm);
+  if ((tbs_completed_ & 0xFFFFU) == 0 && hooks_.progress) hooks_.progress();
+}
+
+void SmDriver::finish_kernel(KernelId kernel) {
+  KernelStatus& k = framework_.kernel(kernel);
+  k.end_ps = now();
+  framework_.retire(kernel);
+  for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
+    auto& limits = framework_.sm(SmId{s}).limits;
+    limits.erase(std::remove_if(limits.begin(), limits.end(), [&](const ResidencyLimit& l) { return l.kernel == kernel; }),
+                 limits.end());
+  }
+  policy_->on_kernel_finished(kernel, *this);
+  hooks_.kernel_finished(kernel);
+  admit_waiting();
+}
+
+void SmDriver::settle_sm(SmId sm) {
+  SmStatus& status = framework_.sm(sm);
+  if (status.state == SmState::kReserved) {
+    if (status.running_tbs != 0) return;
+    // Preemption by draining is complete: set the SM up for the kernel in `next` (Fig. 3).
+    const KernelId preempted = status.kernel.value_or(KernelId{0});
+    status.state = SmState::kIdle;
+    status.kernel.reset();
+    const std::optional<KernelId> next = status.next;
+    status.next.reset();
+    if (next && framework_.kernel(*next).active) {
+      status.state = SmState::kRunning;
+      status.kernel = next;
+      policy_->on_preemption_done(sm, preempted, *this);
+      try_issue(sm);
+    } else {
+      policy_->on_preemption_done(sm, preempted, *this);
+    }
+  } else if (status.state == SmState::kRunning) {
+    try_issue(sm);
+  }
+  if (status.state == SmState::kRunning && status.running_tbs == 0) {
+    if (!ports_[index(sm)]->usage().empty()) violation("SM resources not returned to zero", sm, *status.kernel);
+    status.state = SmState::kIdle;
+    status.kernel.reset();
+    policy_->on_sm_idle(sm, *this);
+  }
+}
+
+void SmDriver::check_final_invariants() const {
+  for (const KernelStatus& k : framework_.all_kernels()) {
+    if (!k.finished()) {
+      violation("kernel did not finish: " + std::to_string(k.completed_tbs) + " of " + std::to_string(k.total_tbs) +
+                    " thread blocks completed",
+                SmId{0}, k.id);
+    }
+    const auto& states = tb_states_[index(k.id)];
+    for (std::size_t tb = 0; tb < states.size(); ++tb) {
+      if (states[tb] != TbState::kDone) violation("thread block " + std::to_string(tb) + " never completed", SmId{0}, k.id);
+    }
+  }
+  for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
+    const SmStatus& status = framework_.sm(SmId{s});
+    const SmUsage& usage = ports_[s]->usage();
+    if (!usage.empty() || status.running_tbs != 0 || status.state != SmState::kIdle) {
+      std::ostringstream msg;
+      msg << "invariant violated at end of run on SM " << s << ": state " << to_string(status.state) << ", "
+          << usage.thread_blocks << " TBs, " << usage.registers << " registers, " << usage.shared_memory
+          << " B shared memory, " << usage.threads << " threads still held";
+      throw InvariantViolation(msg.str());
+    }
+  }
+  if (tbs_issued_ != tbs_completed_) {
+    throw InvariantViolation("invariant violated at end of run: " + std::to_string(tbs_issued_) +
+                             " thread blocks issued but " + std::to_string(tbs_completed_) + " completed");
+  }
+}
+
+std::string SmDriver::describe(KernelId kernel) const {
+  if (index(kernel) >= framework_.all_kernels().size()) return "#" + std::to_string(index(kernel));
+  const KernelStatus& k = framework_.kernel(kernel);
+  std::string process = index(k.process) < hooks_.process_names.size() ? hooks_.process_names[index(k.process)] : "?";
+  return "'" + k.desc->name + "' (launch #" + std::to_string(index(kernel)) + ", process " + process + ")";
+}
+
+void SmDriver::violation(const std::string& what, SmId sm, KernelId kernel) const {
+  std::ostringstream msg;
+  msg << "invariant violated at " << ns_from_ps(now()) << " ns on SM " << index(sm) << ", kernel " << describe(kernel)
+      << ": " << what;
+  throw InvariantViolation(msg.str());
+}
+
+}  // namespace gpumux

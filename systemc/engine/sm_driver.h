@@ -1,0 +1,104 @@
+#pragma once
+// The SM driver (Tanasic Fig. 3): sets up SMs for kernels, issues thread blocks until the first
+// resource runs out, issues the next one when a thread block finishes, and carries out the
+// reservations (preemptions) a policy requests. It implements EngineControl, the policy's view of
+// the engine, over the SchedulingFramework's tables. Plain C++: SMs are reached through SmPort.
+//
+// Invariants checked on every event (violations throw InvariantViolation naming SM, kernel, time):
+// each thread block is issued once (re-issued only after preemption) and completes exactly once;
+// SM resources return to zero when an SM empties.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/gpu_config.h"
+#include "core/workload.h"
+#include "engine/scheduling_framework.h"
+#include "policy/policy.h"
+#include "sm/sm_port.h"
+#include "sm/tb_duration.h"
+
+namespace gpumux {
+
+/// Receives a record of every completed thread block (timeline tracing); optional.
+class TbTraceSink {
+ public:
+  virtual ~TbTraceSink() = default;
+  virtual void on_tb(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps, TimePs end_ps) = 0;
+};
+
+class SmDriver final : public EngineControl, public TbCompletionListener {
+ public:
+  struct Hooks {
+    std::function<TimePs()> now;                        ///< simulated time
+    std::function<void(KernelId)> kernel_finished;      ///< to the execution engine
+    std::vector<std::string> process_names;             ///< for messages
+    std::function<void(SmId)> sm_changed;               ///< optional: SMST entry changed (VCD)
+    std::function<void()> progress;                     ///< optional: every 65536 completed TBs
+  };
+
+  SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy, TbDurationMode duration_mode,
+           std::uint64_t seed, Hooks hooks);
+
+  /// Connects the SMs (one port per SM, in SmId order) before the simulation starts.
+  void attach_sms(std::vector<SmPort*> ports);
+  void set_trace_sink(TbTraceSink* sink) { trace_ = sink; }
+  void set_sm_changed(std::function<void(SmId)> callback) { hooks_.sm_changed = std::move(callback); }
+
+  /// A kernel launch reached the execution engine.
+  KernelId launch(KernelStatus status);
+
+  // TbCompletionListener
+  void on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) override;
+
+  // EngineControl: the tables
+  [[nodiscard]] TimePs now() const override { return hooks_.now(); }
+  [[nodiscard]] std::uint32_t num_sms() const override { return framework_.num_sms(); }
+  [[nodiscard]] const SmStatus& sm(SmId id) const override { return framework_.sm(id); }
+  [[nodiscard]] const std::vector<KernelId>& active_kernels() const override { return framework_.active_queue(); }
+  [[nodiscard]] const KernelStatus& kernel(KernelId id) const override { return framework_.kernel(id); }
+  [[nodiscard]] bool can_issue(SmId sm, KernelId kernel) const override;
+  [[nodiscard]] PreemptionMechanism preemption() const override { return PreemptionMechanism::kDrain; }
+
+  // EngineControl: the actions
+  void assign_sm(SmId sm, KernelId kernel) override;
+  void reserve_sm(SmId sm, KernelId next) override;
+  void set_residency_limit(SmId sm, KernelId kernel, std::uint32_t limit) override;
+  void request_issue(SmId sm) override { try_issue(sm); }
+
+  [[nodiscard]] const SchedulingFramework& framework() const { return framework_; }
+  [[nodiscard]] const SchedulingPolicy& policy() const { return *policy_; }
+  [[nodiscard]] std::uint64_t tbs_issued() const { return tbs_issued_; }
+  [[nodiscard]] std::uint64_t tbs_completed() const { return tbs_completed_; }
+
+  /// End-of-run checks: every launched kernel finished, every TB completed once, SMs empty and
+  /// idle. Throws InvariantViolation.
+  void check_final_invariants() const;
+
+ private:
+  enum class TbState : std::uint8_t { kNotIssued, kRunning, kDone, kPreempted };
+
+  void try_issue(SmId sm);
+  void issue_tb(SmId sm, KernelId kernel);
+  void admit_waiting();
+  void finish_kernel(KernelId kernel);
+  void settle_sm(SmId sm);
+  [[noreturn]] void violation(const std::string& what, SmId sm, KernelId kernel) const;
+  [[nodiscard]] std::string describe(KernelId kernel) const;
+
+  const GpuConfig& gpu_;
+  SchedulingFramework framework_;
+  std::unique_ptr<SchedulingPolicy> policy_;
+  Hooks hooks_;
+  std::vector<SmPort*> ports_;
+  std::vector<TbDurationModel> durations_;        ///< one seeded generator per SM
+  std::vector<std::vector<TbState>> tb_states_;   ///< per kernel, per thread block
+  TbTraceSink* trace_ = nullptr;
+  std::uint64_t tbs_issued_ = 0;
+  std::uint64_t tbs_completed_ = 0;
+};
+
+}  // namespace gpumux

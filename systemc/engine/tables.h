@@ -1,0 +1,89 @@
+#pragma once
+// The scheduling framework's tables as plain data (Tanasic 3.3, Fig. 4): the Kernel Status Register
+// Table (KSRT, one KSR per active kernel) and the SM Status Table (SMST, one entry per SM).
+// Plain C++ with no SystemC types: policies read these directly, and the RTL reference models use
+// the same layout.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/kernel_desc.h"
+#include "core/types.h"
+#include "sm/occupancy.h"
+
+namespace gpumux {
+
+/// One kernel launch as the execution engine tracks it: a KSR plus its context (process) id,
+/// token count and priority.
+struct KernelStatus {
+  KernelId id{};
+  ProcessId process{};
+  const KernelDesc* desc = nullptr;
+  int priority = 0;
+  int tokens = 0;          ///< DSS token count (may go negative: debt)
+  TimePs launch_ps = 0;    ///< host submitted the launch command
+  TimePs arrival_ps = 0;   ///< entered the execution engine (execution queue)
+  TimePs admitted_ps = 0;  ///< entered the active queue / KSRT
+  TimePs start_ps = kNever;  ///< first thread block issued
+  TimePs end_ps = kNever;    ///< last thread block completed
+  std::uint32_t total_tbs = 0;
+  std::uint32_t next_tb = 0;       ///< next never-issued thread block index
+  std::uint32_t issued_tbs = 0;    ///< issues, including re-issues of preempted TBs
+  std::uint32_t completed_tbs = 0;
+  std::vector<std::uint32_t> preempted_tbs;  ///< PTBQ contents (issued before new TBs)
+  Occupancy occupancy;             ///< alone on one SM
+  bool active = false;             ///< holds a KSRT entry
+
+  [[nodiscard]] bool has_tbs_to_issue() const { return next_tb < total_tbs || !preempted_tbs.empty(); }
+  [[nodiscard]] bool finished() const { return completed_tbs == total_tbs; }
+  [[nodiscard]] std::uint32_t remaining_tbs() const { return total_tbs - completed_tbs; }
+};
+
+enum class SmState : std::uint8_t {
+  kIdle,      ///< no kernel assigned
+  kRunning,   ///< executing thread blocks of `kernel`
+  kReserved,  ///< being preempted; will be set up for `next` (Tanasic Fig. 3)
+};
+
+const char* to_string(SmState state);
+
+/// How many TBs of a kernel are resident on an SM.
+struct ResidentKernel {
+  KernelId kernel{};
+  std::uint32_t tbs = 0;
+};
+
+/// A residency limit a policy set for a kernel on an SM (MPMax, SRTF/Adaptive, Perf-Sat).
+struct ResidencyLimit {
+  KernelId kernel{};
+  std::uint32_t limit = 0;
+};
+
+/// An SMST entry.
+struct SmStatus {
+  SmId id{};
+  SmState state = SmState::kIdle;
+  std::optional<KernelId> kernel;  ///< kernel the SM is set up for
+  std::optional<KernelId> next;    ///< when reserved: kernel to set up after preemption
+  std::uint32_t running_tbs = 0;
+  std::vector<ResidentKernel> residents;  ///< kernels with TBs on the SM (several may share it)
+  std::vector<ResidencyLimit> limits;     ///< policy-set residency limits (absent = resources only)
+
+  [[nodiscard]] const ResidentKernel* resident(KernelId k) const {
+    for (const auto& r : residents) {
+      if (r.kernel == k) return &r;
+    }
+    return nullptr;
+  }
+  /// 0 when no limit is set.
+  [[nodiscard]] std::uint32_t limit_for(KernelId k) const {
+    for (const auto& l : limits) {
+      if (l.kernel == k) return l.limit;
+    }
+    return 0;
+  }
+};
+
+}  // namespace gpumux

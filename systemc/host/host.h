@@ -1,0 +1,63 @@
+#pragma once
+// The host: one thread per process (GPU context) running its streams, CPU phases and replays
+// (Tanasic 2.1: bursts of CPU work, copies and kernel launches). GPU commands go to the GPU as
+// TLM-2.0 doorbell writes over the PCIe link; each stream waits for its command to complete before
+// it moves on (a synchronous stream, as traced applications block on copies). A kernel command
+// with several launches submits them back to back and waits for the last.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include "core/gpu_config.h"
+#include "core/workload.h"
+#include "frontend/gpu_command.h"
+#include "metrics/run_result.h"
+
+namespace gpumux {
+
+class Host final : public sc_core::sc_module, public CommandCompletionListener {
+ public:
+  tlm_utils::simple_initiator_socket<Host> socket;
+
+  Host(const sc_core::sc_module_name& name, const Workload& workload, const GpuConfig& gpu);
+
+  void command_done(const GpuCommand& command) override;
+
+  [[nodiscard]] const std::vector<ProcessResult>& results() const { return results_; }
+  [[nodiscard]] bool all_finished() const { return finished_processes_ == workload_.processes.size(); }
+  [[nodiscard]] TimePs last_finish_ps() const { return last_finish_ps_; }
+  /// One line per process and stream that has not finished (for the stuck-run message).
+  [[nodiscard]] std::vector<std::string> unfinished() const;
+
+ private:
+  struct StreamState {
+    ProcessId process{};
+    std::uint32_t outstanding = 0;
+    sc_core::sc_event done;
+    std::string waiting_on;  ///< description of the command it waits for
+    bool running = false;
+  };
+
+  void process_main(std::uint32_t process);
+  void stream_run(std::uint32_t stream, const StreamSpec& spec);
+  void submit(std::uint32_t stream, CommandKind kind, std::uint64_t bytes, const KernelDesc* kernel);
+  [[nodiscard]] bool should_replay(std::uint32_t process) const;
+
+  const Workload& workload_;
+  std::uint32_t queue_count_;
+  std::uint32_t command_bytes_;
+  std::vector<std::vector<std::uint32_t>> streams_of_process_;  ///< global stream indices
+  std::vector<StreamState> streams_;
+  std::vector<ProcessResult> results_;
+  std::size_t finished_processes_ = 0;
+  std::uint64_t next_command_id_ = 0;
+  TimePs last_finish_ps_ = 0;
+  std::vector<unsigned char> doorbell_;
+};
+
+}  // namespace gpumux

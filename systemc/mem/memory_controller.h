@@ -1,0 +1,48 @@
+#pragma once
+// The GPU memory controller: a TLM-2.0 target that every initiator (DMA engines, later context
+// save/restore and warp memory requests) shares. One channel with a peak bandwidth and a fixed
+// latency (core/bandwidth_channel.h): contention between initiators emerges from the order and
+// size of their requests instead of being assumed.
+//
+// Loosely timed: b_transport adds queueing, service and latency to the caller's annotated delay.
+// Initiators that stream keep several requests in flight by issuing at their own pace and
+// synchronizing within a quantum (see DmaEngine).
+
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include "core/bandwidth_channel.h"
+#include "core/gpu_config.h"
+
+namespace gpumux {
+
+class MemoryController final : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<MemoryController> socket;
+
+  MemoryController(const sc_core::sc_module_name& name, const MemoryConfig& config);
+
+  /// Serves `bytes` from `initiator` arriving at absolute time `arrival_ps`; returns the absolute
+  /// time the data is delivered. The timing core of b_transport.
+  TimePs serve(std::uint32_t initiator, std::uint64_t bytes, TimePs arrival_ps);
+
+  [[nodiscard]] const BandwidthChannel& channel() const { return channel_; }
+  [[nodiscard]] std::uint64_t transactions() const { return transactions_; }
+  [[nodiscard]] const std::vector<std::uint64_t>& bytes_by_initiator() const { return bytes_by_initiator_; }
+  /// Bytes served so far, as an int the VCD samples (memory-controller load).
+  [[nodiscard]] const std::uint64_t& traced_bytes_served() const { return traced_bytes_; }
+
+ private:
+  void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+
+  BandwidthChannel channel_;
+  std::uint64_t transactions_ = 0;
+  std::uint64_t traced_bytes_ = 0;
+  std::vector<std::uint64_t> bytes_by_initiator_;
+};
+
+}  // namespace gpumux

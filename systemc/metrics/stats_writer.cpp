@@ -1,0 +1,107 @@
+#include "metrics/stats_writer.h"
+
+#include <cstdio>
+#include <iomanip>
+
+namespace gpumux {
+
+RunReport make_report(const GpuConfig& gpu, const Workload& workload, const RunResult& multiprogram,
+                      const std::vector<RunResult>& isolated) {
+  RunReport report;
+  report.gpu = &gpu;
+  report.workload = &workload;
+  report.multiprogram = &multiprogram;
+  std::vector<ProcessTimes> times;
+  for (std::size_t p = 0; p < multiprogram.processes.size(); ++p) {
+    const double sp = mean_turnaround_ps(isolated.at(p).processes.at(0));
+    report.isolated_ps.push_back(sp);
+    times.push_back({sp, mean_turnaround_ps(multiprogram.processes[p])});
+  }
+  report.metrics = compute_metrics(times);
+  return report;
+}
+
+namespace {
+double ns(double ps) { return ps / 1000.0; }
+double ns(TimePs ps) { return static_cast<double>(ps) / 1000.0; }
+}  // namespace
+
+nlohmann::json stats_json(const RunReport& report) {
+  using nlohmann::json;
+  const RunResult& r = *report.multiprogram;
+  const GpuConfig& gpu = *report.gpu;
+  json j;
+  j["gpumux_version"] = GPUMUX_VERSION;
+  j["gpu"] = gpu.name;
+  j["workload"] = report.workload->name;
+  j["policy"] = r.policy;
+  j["seed"] = r.seed;
+  j["simulated_ns"] = ns(r.end_ps);
+  j["simulated_cycles"] = gpu.ps_to_cycles(r.end_ps);
+  j["metrics"] = {{"stp", report.metrics.stp}, {"antt", report.metrics.antt}, {"fairness", report.metrics.fairness}};
+  json processes = json::array();
+  for (std::size_t p = 0; p < r.processes.size(); ++p) {
+    json runs = json::array();
+    for (const auto& run : r.processes[p].runs) runs.push_back({{"start_ns", ns(run.start_ps)}, {"end_ns", ns(run.end_ps)}});
+    processes.push_back({{"name", r.processes[p].name},
+                         {"isolated_ns", ns(report.isolated_ps[p])},
+                         {"turnaround_ns", ns(mean_turnaround_ps(r.processes[p]))},
+                         {"ntt", report.metrics.ntt[p]},
+                         {"runs", r.processes[p].runs.size()},
+                         {"run_times", runs}});
+  }
+  j["processes"] = processes;
+  json kernels = json::array();
+  for (const KernelRecord& k : r.kernels) {
+    kernels.push_back({{"name", k.name},
+                       {"process", r.processes[k.process].name},
+                       {"launch_ns", ns(k.launch_ps)},
+                       {"start_ns", ns(k.start_ps)},
+                       {"end_ns", ns(k.end_ps)},
+                       {"thread_blocks", k.thread_blocks},
+                       {"tbs_per_sm", k.tbs_per_sm}});
+  }
+  j["kernels"] = kernels;
+  json sms = json::array();
+  for (const SmRecord& s : r.sms) {
+    sms.push_back({{"id", s.id},
+                   {"busy_ns", ns(s.busy_ps)},
+                   {"busy_cycles", gpu.ps_to_cycles(s.busy_ps)},
+                   {"utilization", r.end_ps == 0 ? 0.0 : static_cast<double>(s.busy_ps) / static_cast<double>(r.end_ps)},
+                   {"thread_blocks", s.thread_blocks}});
+  }
+  j["sms"] = sms;
+  j["memory"] = {{"bytes", r.memory.bytes},
+                 {"transactions", r.memory.transactions},
+                 {"busy_ns", ns(r.memory.busy_ps)},
+                 {"pcie_to_gpu_bytes", r.memory.pcie_down_bytes},
+                 {"pcie_to_host_bytes", r.memory.pcie_up_bytes}};
+  j["invariants"] = {{"thread_blocks_issued", r.tbs_issued},
+                     {"thread_blocks_completed", r.tbs_completed},
+                     {"commands_completed", r.commands_completed}};
+  return j;
+}
+
+void print_summary(std::ostream& out, const RunReport& report) {
+  const RunResult& r = *report.multiprogram;
+  char line[256];
+  std::snprintf(line, sizeof line, "gpumux: %s on %s, policy %s, seed %llu: %.3f ms simulated, %llu thread blocks\n",
+                report.workload->name.c_str(), report.gpu->name.c_str(), r.policy.c_str(),
+                static_cast<unsigned long long>(r.seed), ns(r.end_ps) / 1e6,
+                static_cast<unsigned long long>(r.tbs_completed));
+  out << line << '\n';
+  std::snprintf(line, sizeof line, "  %-20s %6s %16s %16s %8s\n", "process", "runs", "isolated (us)", "turnaround (us)",
+                "NTT");
+  out << line;
+  for (std::size_t p = 0; p < r.processes.size(); ++p) {
+    std::snprintf(line, sizeof line, "  %-20s %6zu %16.1f %16.1f %8.3f\n", r.processes[p].name.c_str(),
+                  r.processes[p].runs.size(), ns(report.isolated_ps[p]) / 1e3,
+                  ns(mean_turnaround_ps(r.processes[p])) / 1e3, report.metrics.ntt[p]);
+    out << line;
+  }
+  std::snprintf(line, sizeof line, "\n  STP %.3f   ANTT %.3f   fairness %.3f\n", report.metrics.stp, report.metrics.antt,
+                report.metrics.fairness);
+  out << line;
+}
+
+}  // namespace gpumux

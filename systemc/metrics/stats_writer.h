@@ -1,0 +1,33 @@
+#pragma once
+// The report of one `gpumux run`: stats.json (machine-readable, byte-identical for the same
+// inputs and seed) and the summary table printed on stdout.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/gpu_config.h"
+#include "core/workload.h"
+#include "metrics/multiprogram_metrics.h"
+#include "metrics/run_result.h"
+
+namespace gpumux {
+
+struct RunReport {
+  const GpuConfig* gpu = nullptr;
+  const Workload* workload = nullptr;
+  const RunResult* multiprogram = nullptr;
+  std::vector<double> isolated_ps;  ///< T^SP per process
+  MultiprogramMetrics metrics;
+};
+
+/// Builds the report: computes T^MP from the multiprogram run and the metrics.
+[[nodiscard]] RunReport make_report(const GpuConfig& gpu, const Workload& workload, const RunResult& multiprogram,
+                                    const std::vector<RunResult>& isolated);
+
+[[nodiscard]] nlohmann::json stats_json(const RunReport& report);
+void print_summary(std::ostream& out, const RunReport& report);
+
+}  // namespace gpumux

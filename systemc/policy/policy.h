@@ -1,0 +1,85 @@
+#pragma once
+// The thread-block scheduling policy interface (mechanism apart from policy, Tanasic 3.3).
+//
+// The scheduling framework owns the tables and the mechanisms (SM setup, TB issue, preemption);
+// a policy only reads the tables through EngineControl and requests actions. Policies are plain
+// C++: no SystemC or TLM type appears here, so the same policy code runs inside the simulator and
+// against the Verilated RTL.
+//
+// Contract:
+//  - Hooks are called by the execution engine at the simulated time of the event (control.now()).
+//  - Actions take effect immediately on the tables; TB issue they cause is scheduled by the engine.
+//  - select_kernel() is asked, repeatedly, which kernel the next thread block on an SM with free
+//    resources comes from; returning nullopt stops issuing on that SM for now. It must not call
+//    actions.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/types.h"
+#include "engine/tables.h"
+
+namespace gpumux {
+
+/// How an SM is taken from a kernel (Tanasic 3.2). Policies that never preempt ignore it.
+enum class PreemptionMechanism : std::uint8_t { kContextSwitch, kDrain };
+
+/// What a policy sees of, and may ask of, the execution engine.
+class EngineControl {
+ public:
+  virtual ~EngineControl() = default;
+
+  // --- read the tables -------------------------------------------------------------------------
+  [[nodiscard]] virtual TimePs now() const = 0;
+  [[nodiscard]] virtual std::uint32_t num_sms() const = 0;
+  [[nodiscard]] virtual const SmStatus& sm(SmId id) const = 0;
+  /// The active queue: KSRT entries in the order the kernels were admitted.
+  [[nodiscard]] virtual const std::vector<KernelId>& active_kernels() const = 0;
+  [[nodiscard]] virtual const KernelStatus& kernel(KernelId id) const = 0;
+  /// True when a thread block of `kernel` could be issued to `sm` right now: the kernel has
+  /// TBs left, the SM is not reserved, resources, residency limit and resident-kernel count allow.
+  [[nodiscard]] virtual bool can_issue(SmId sm, KernelId kernel) const = 0;
+  [[nodiscard]] virtual PreemptionMechanism preemption() const = 0;
+
+  // --- actions ---------------------------------------------------------------------------------
+  /// Set up an idle SM for `kernel` and start issuing its thread blocks.
+  virtual void assign_sm(SmId sm, KernelId kernel) = 0;
+  /// Preempt `sm` (context switch or drain); when done, set it up for `next`. Calling it again on
+  /// a reserved SM changes `next` (Tanasic 3.4: the target may change while the SM drains).
+  virtual void reserve_sm(SmId sm, KernelId next) = 0;
+  /// Limit how many TBs of `kernel` may be resident on `sm` (0 = resources only). Lowering it
+  /// never evicts a running TB; it takes effect as TBs finish.
+  virtual void set_residency_limit(SmId sm, KernelId kernel, std::uint32_t limit) = 0;
+  /// Ask the SM driver to issue thread blocks on `sm` now (it consults select_kernel()).
+  virtual void request_issue(SmId sm) = 0;
+};
+
+class SchedulingPolicy {
+ public:
+  virtual ~SchedulingPolicy() = default;
+  SchedulingPolicy() = default;
+  SchedulingPolicy(const SchedulingPolicy&) = delete;
+  SchedulingPolicy& operator=(const SchedulingPolicy&) = delete;
+
+  [[nodiscard]] virtual std::string name() const = 0;
+
+  /// A kernel entered the active queue (KSRT).
+  virtual void on_kernel_arrival(KernelId kernel, EngineControl& control) = 0;
+  /// An SM has no resident thread block and no kernel assigned.
+  virtual void on_sm_idle(SmId sm, EngineControl& control) = 0;
+  /// A thread block of `kernel` finished on `sm` after running `duration_ps`.
+  virtual void on_tb_finished(SmId sm, KernelId kernel, TimePs duration_ps, EngineControl& control);
+  /// Every thread block of `kernel` completed; it has left the active queue.
+  virtual void on_kernel_finished(KernelId kernel, EngineControl& control);
+  /// A reserved SM finished its preemption and has been set up for its `next` kernel.
+  virtual void on_preemption_done(SmId sm, KernelId preempted, EngineControl& control);
+
+  /// Which kernel the next thread block issued to `sm` comes from. The default keeps issuing the
+  /// kernel the SM is set up for while it has thread blocks (Tanasic Fig. 3 baseline).
+  [[nodiscard]] virtual std::optional<KernelId> select_kernel(SmId sm, const EngineControl& control);
+};
+
+}  // namespace gpumux

@@ -1,0 +1,45 @@
+#include "policy/registry.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "policy/fcfs.h"
+
+namespace gpumux {
+
+const std::vector<PolicyInfo>& policy_registry() {
+  static const std::vector<PolicyInfo> registry = [] {
+    std::vector<PolicyInfo> list = {
+        {"fcfs",
+         "today's GPUs (Tanasic 2.3): kernels in arrival order, back to back when SMs free up; "
+         "kernels of different processes never run at once",
+         [](const PolicyOptions&) { return std::make_unique<FcfsPolicy>(FcfsPolicy::Variant::kFcfs); }},
+        {"fifo",
+         "Fermi FIFO thread-block scheduler (Pai 5.2.1): next kernel's TBs once all TBs of the "
+         "previous one are dispatched; kernels of different processes may share SMs",
+         [](const PolicyOptions&) { return std::make_unique<FcfsPolicy>(FcfsPolicy::Variant::kFifo); }},
+    };
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return list;
+  }();
+  return registry;
+}
+
+const PolicyInfo* find_policy(const std::string& name) {
+  for (const auto& info : policy_registry()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+std::unique_ptr<SchedulingPolicy> create_policy(const std::string& name, const PolicyOptions& options) {
+  const PolicyInfo* info = find_policy(name);
+  if (info == nullptr) {
+    std::string known;
+    for (const auto& p : policy_registry()) known += (known.empty() ? "" : ", ") + p.name;
+    throw InputError("unknown policy '" + name + "' (known: " + known + ")");
+  }
+  return info->create(options);
+}
+
+}  // namespace gpumux

@@ -1,0 +1,39 @@
+#pragma once
+// Static occupancy: how many thread blocks of a kernel fit on one SM, and which resource limits it.
+// Tanasic 2.3: "The number of thread blocks that can run concurrently is thus determined by the
+// first fully used hardware resource." Shared memory follows Tanasic Table 2's footnote: the SM is
+// configured with the smallest carve-out that holds one thread block of the kernel.
+
+#include <cstdint>
+#include <string>
+
+#include "core/gpu_config.h"
+#include "core/kernel_desc.h"
+
+namespace gpumux {
+
+/// What one thread block of a kernel takes from an SM.
+struct TbFootprint {
+  std::uint32_t registers = 0;
+  std::uint32_t shared_memory = 0;
+  std::uint32_t threads = 0;
+  std::uint32_t warps = 0;
+};
+
+struct Occupancy {
+  std::uint32_t tbs_per_sm = 0;             ///< 0 when one TB does not fit
+  std::uint32_t shared_memory_config = 0;   ///< chosen carve-out in bytes (0 if none fits)
+  std::string limited_by;                   ///< "registers", "shared_memory", "threads", "warps", "thread_blocks"
+  TbFootprint footprint;
+};
+
+[[nodiscard]] TbFootprint footprint_of(const KernelDesc& kernel, std::uint32_t warp_size);
+
+/// Occupancy of `kernel` alone on an SM of `gpu`.
+[[nodiscard]] Occupancy compute_occupancy(const KernelDesc& kernel, const GpuConfig& gpu);
+
+/// Bytes of on-chip context (registers and shared memory) of one thread block: what a context
+/// switch saves and restores (Tanasic 3.2: registers of every thread plus the TB's shared memory).
+[[nodiscard]] std::uint64_t context_bytes_per_tb(const KernelDesc& kernel);
+
+}  // namespace gpumux

@@ -1,0 +1,64 @@
+#include "top/gpu_system.h"
+
+namespace gpumux {
+
+GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& spec, std::function<void()> progress)
+    : sc_core::sc_module(name) {
+  memory_ = std::make_unique<MemoryController>("memory_controller", spec.gpu.memory);
+  pcie_ = std::make_unique<PcieLink>("pcie", spec.gpu.pcie);
+  queues_ = std::make_unique<CommandQueues>("command_queues", spec.gpu.frontend);
+  host_ = std::make_unique<Host>("host", spec.workload, spec.gpu);
+  engine_ = std::make_unique<ExecutionEngine>("execution_engine", spec.gpu, spec.workload,
+                                              create_policy(spec.policy, spec.policy_options), spec.seed, *this,
+                                              std::move(progress));
+  h2d_ = std::make_unique<DmaEngine>("dma_h2d", spec.gpu.pcie, *this);
+  if (spec.gpu.frontend.copy_engines > 1) d2h_ = std::make_unique<DmaEngine>("dma_d2h", spec.gpu.pcie, *this);
+  dispatcher_ = std::make_unique<CommandDispatcher>("command_dispatcher", *queues_, *engine_, *h2d_,
+                                                    d2h_ ? *d2h_ : *h2d_, *host_);
+
+  host_->socket.bind(pcie_->host_socket);
+  pcie_->frontend_socket.bind(queues_->socket);
+  h2d_->socket.bind(pcie_->dma_socket);
+  if (d2h_) d2h_->socket.bind(pcie_->dma_socket);
+  pcie_->memory_socket.bind(memory_->socket);
+}
+
+void GpuSystem::trace(sc_core::sc_trace_file* file) {
+  engine_->trace(file);
+  const auto& occupancy = queues_->traced_occupancy();
+  for (std::size_t q = 0; q < occupancy.size(); ++q) {
+    sc_core::sc_trace(file, occupancy[q], "command_queue_" + std::to_string(q) + ".occupancy");
+  }
+  sc_core::sc_trace(file, h2d_->traced_pending(), "dma_h2d.pending");
+  if (d2h_) sc_core::sc_trace(file, d2h_->traced_pending(), "dma_d2h.pending");
+  sc_core::sc_trace(file, memory_->traced_bytes_served(), "memory_controller.bytes_served");
+}
+
+RunResult GpuSystem::collect(const SimulationSpec& spec) const {
+  RunResult r;
+  r.policy = spec.policy;
+  r.seed = spec.seed;
+  r.end_ps = host_->last_finish_ps();
+  const SmDriver& driver = engine_->driver();
+  r.tbs_issued = driver.tbs_issued();
+  r.tbs_completed = driver.tbs_completed();
+  r.commands_completed = dispatcher_->commands_completed();
+  r.processes = host_->results();
+  for (const KernelStatus& k : driver.framework().all_kernels()) {
+    r.kernels.push_back({k.desc->name, index(k.process), k.launch_ps, k.start_ps, k.end_ps, k.total_tbs,
+                         k.occupancy.tbs_per_sm});
+  }
+  for (const CommandRecord& c : dispatcher_->records()) {
+    r.commands.push_back({static_cast<std::uint8_t>(c.command.kind), index(c.command.process), c.command.stream,
+                          c.command.queue, c.command.bytes, c.command.queued_ps, c.command.issued_ps, c.done_ps});
+  }
+  for (const auto& sm : engine_->sms()) r.sms.push_back({index(sm->id()), sm->busy_ps(), sm->tbs_completed()});
+  r.memory.bytes = memory_->channel().bytes();
+  r.memory.transactions = memory_->transactions();
+  r.memory.busy_ps = memory_->channel().busy_ps();
+  r.memory.pcie_down_bytes = pcie_->downstream().bytes();
+  r.memory.pcie_up_bytes = pcie_->upstream().bytes();
+  return r;
+}
+
+}  // namespace gpumux

@@ -1,0 +1,48 @@
+#pragma once
+// The whole modelled system as one SystemC top module: host, PCIe link, command queues, command
+// dispatcher, DMA engines, execution engine (SM driver, policy, SMs) and memory controller, wired
+// as in ARCHITECTURE.md (Tanasic Fig. 1).
+
+#include <memory>
+
+#include <systemc>
+
+#include "engine/execution_engine.h"
+#include "frontend/command_dispatcher.h"
+#include "frontend/command_queues.h"
+#include "frontend/dma_engine.h"
+#include "host/host.h"
+#include "host/pcie_link.h"
+#include "mem/memory_controller.h"
+#include "top/simulation.h"
+
+namespace gpumux {
+
+class GpuSystem final : public sc_core::sc_module, public CommandCompletionListener {
+ public:
+  GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& spec, std::function<void()> progress);
+
+  /// Engines report completions here; forwarded to the dispatcher.
+  void command_done(const GpuCommand& command) override { dispatcher_->command_done(command); }
+
+  /// Adds every traced quantity to a VCD file.
+  void trace(sc_core::sc_trace_file* file);
+  /// Collects the statistics after the simulation ended.
+  [[nodiscard]] RunResult collect(const SimulationSpec& spec) const;
+
+  [[nodiscard]] Host& host() { return *host_; }
+  [[nodiscard]] ExecutionEngine& engine() { return *engine_; }
+  [[nodiscard]] CommandDispatcher& dispatcher() { return *dispatcher_; }
+
+ private:
+  std::unique_ptr<MemoryController> memory_;
+  std::unique_ptr<PcieLink> pcie_;
+  std::unique_ptr<CommandQueues> queues_;
+  std::unique_ptr<Host> host_;
+  std::unique_ptr<ExecutionEngine> engine_;
+  std::unique_ptr<DmaEngine> h2d_;
+  std::unique_ptr<DmaEngine> d2h_;  ///< null with one copy engine: h2d_ serves both directions
+  std::unique_ptr<CommandDispatcher> dispatcher_;
+};
+
+}  // namespace gpumux

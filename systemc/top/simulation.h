@@ -1,0 +1,52 @@
+#pragma once
+// Running simulations. SystemC elaborates once per process, so every simulation runs in a forked
+// child process of its own: the parent (command line, experiments, tests) never touches SystemC,
+// and any number of simulations - isolated baselines, experiment grids, test cases - run in one
+// program, several at a time with `jobs`.
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/gpu_config.h"
+#include "core/workload.h"
+#include "metrics/run_result.h"
+#include "policy/registry.h"
+
+namespace gpumux {
+
+struct SimulationSpec {
+  GpuConfig gpu;
+  Workload workload;
+  std::string policy = "fcfs";
+  PolicyOptions policy_options;
+  std::uint64_t seed = 1;
+  std::string vcd_path;       ///< empty: no VCD
+  std::string timeline_path;  ///< empty: no timeline
+  bool progress = false;      ///< progress line on stderr
+};
+
+/// Thrown in the parent when a simulation child failed (invariant violation, stuck run, crash).
+class SimulationFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Runs one simulation in this process. Call at most once per process (SystemC elaborates once).
+[[nodiscard]] RunResult simulate_in_this_process(const SimulationSpec& spec);
+
+/// Runs one simulation in a forked child and returns its result. Throws SimulationFailed.
+[[nodiscard]] RunResult simulate(const SimulationSpec& spec);
+
+/// Runs `work` in a forked child process and returns the JSON it produced. For anything that
+/// elaborates SystemC (simulations, the bare-kernel benchmark loop). Throws SimulationFailed.
+[[nodiscard]] nlohmann::json run_in_child(const std::function<nlohmann::json()>& work);
+
+/// Runs several simulations, at most `jobs` children at a time; results in input order.
+[[nodiscard]] std::vector<RunResult> simulate_all(const std::vector<SimulationSpec>& specs, unsigned jobs);
+
+}  // namespace gpumux
