@@ -65,7 +65,8 @@ std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::s
   k->tb_time = read_tb_time(m.required("tb_time"), gpu);
   if (const auto reference = m.optional("reference")) {
     // Published figures for validation tests only; any name, but every value must be a number.
-    for (const auto& [key, value] : YamlMap::any_keys(*reference).entries()) k->reference[key] = value.as_number();
+    const YamlMap figures = YamlMap::any_keys(*reference);
+    for (const auto& [key, value] : figures.entries()) k->reference[key] = value.as_number();
   }
   return k;
 }

@@ -71,7 +71,7 @@ class KernelResolver {
     }
     std::vector<std::string> where;
     for (const auto& k : found) where.push_back(k->library);
-    name_node.fail("kernel '" + name + "' is defined in several kernel libraries (" + config::join_choices(where) +
+    name_node.fail("kernel '" + name + "' is defined in several kernel libraries (" + config::join_choices(where, " and ") +
                    "); add `library: <name>` to this kernel command to choose one");
   }
 
@@ -79,7 +79,7 @@ class KernelResolver {
   [[nodiscard]] std::string library_names() const {
     std::vector<std::string> names;
     for (const Library& lib : libraries_) names.push_back(lib.name);
-    return config::join_choices(names);
+    return config::join_choices(names, " and ");
   }
 
   std::vector<Library> libraries_;
@@ -116,6 +116,10 @@ CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, co
   const YamlMap m(node, {"cpu", "h2d", "d2h", "kernel"});
   if (m.entries().size() != 1) node.fail("a command is a map with exactly one key: cpu, h2d, d2h or kernel");
   const auto& [kind, value] = m.entries().front();
+  if (!value.is_map()) {
+    const char* form = kind == "cpu" ? "{ns|us|ms: time}" : kind == "kernel" ? "{name: kernel, ...}" : "{bytes: N}";
+    value.fail(std::string("expected ") + form + ", got " + value.describe());
+  }
   CommandSpec cmd;
   cmd.where = node.where();
   if (kind == "cpu") {

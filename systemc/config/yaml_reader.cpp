@@ -289,10 +289,10 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
   return best_name;
 }
 
-std::string join_choices(const std::vector<std::string>& choices) {
+std::string join_choices(const std::vector<std::string>& choices, const char* last) {
   std::string text;
   for (std::size_t i = 0; i < choices.size(); ++i) {
-    if (i > 0) text += (i + 1 == choices.size()) ? " or " : ", ";
+    if (i > 0) text += (i + 1 == choices.size()) ? last : ", ";
     text += choices[i];
   }
   return text;

@@ -109,7 +109,7 @@ class YamlMap {
 /// The candidate closest to `name` if it is at most two edits away (for "did you mean" hints), else "".
 [[nodiscard]] std::string closest_name(std::string_view name, const std::vector<std::string>& candidates);
 
-/// "a, b or c" for messages listing the accepted choices.
-[[nodiscard]] std::string join_choices(const std::vector<std::string>& choices);
+/// "a, b or c" for messages listing the accepted choices (`last` joins the final pair: " or ", " and ").
+[[nodiscard]] std::string join_choices(const std::vector<std::string>& choices, const char* last = " or ");
 
 }  // namespace gpumux::config

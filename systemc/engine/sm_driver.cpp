@@ -46,6 +46,7 @@ bool SmDriver::can_issue(SmId sm, KernelId kernel) const {
 }
 
 void SmDriver::assign_sm(SmId sm, KernelId kernel) {
+  if (!framework_.kernel(kernel).active) violation("policy assigned an SM to a kernel not in the active queue", sm, kernel);
   SmStatus& status = framework_.sm(sm);
   if (status.state != SmState::kIdle) {
     violation(std::string("policy assigned a ") + to_string(status.state) + " SM", sm, kernel);
@@ -57,6 +58,7 @@ void SmDriver::assign_sm(SmId sm, KernelId kernel) {
 }
 
 void SmDriver::reserve_sm(SmId sm, KernelId next) {
+  if (!framework_.kernel(next).active) violation("policy reserved an SM for a kernel not in the active queue", sm, next);
   SmStatus& status = framework_.sm(sm);
   if (status.state == SmState::kIdle) {
     assign_sm(sm, next);
@@ -188,7 +190,10 @@ void SmDriver::settle_sm(SmId sm) {
       policy_->on_preemption_done(sm, preempted, *this);
       try_issue(sm);
     } else {
+      // The kernel it was reserved for finished meanwhile: the SM is simply idle.
       policy_->on_preemption_done(sm, preempted, *this);
+      if (status.state == SmState::kIdle) policy_->on_sm_idle(sm, *this);
+      return;
     }
   } else if (status.state == SmState::kRunning) {
     try_issue(sm);

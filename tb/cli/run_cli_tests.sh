@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# The gpumux command line end to end: exit codes, error messages, outputs and determinism.
+# usage: run_cli_tests.sh GPUMUX_BINARY SOURCE_DIR
+set -uo pipefail
+gpumux="$1"
+src="$2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+export GPUMUX_CACHE_DIR="$work/cache"
+passed=0
+failed=0
+
+check() {  # check NAME EXPECTED_EXIT COMMAND... ; output in $work/out, $work/err
+  local name="$1" expected="$2"
+  shift 2
+  "$@" >"$work/out" 2>"$work/err"
+  local code=$?
+  if [ "$code" -eq "$expected" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL $name: exit $code, expected $expected"
+    sed 's/^/  stdout: /' "$work/out" | head -20
+    sed 's/^/  stderr: /' "$work/err" | head -20
+  fi
+}
+
+expect_text() {  # expect_text NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL $1: '$3' not in $2:"
+    head -20 "$2" | sed 's/^/  /'
+  fi
+}
+
+gpu="$src/configs/gpus/kepler-k20c.yaml"
+sgemm="$src/configs/workloads/sgemm-3x.yaml"
+
+check help 0 "$gpumux" --help
+expect_text help-usage "$work/out" "gpumux run --gpu FILE --workload FILE"
+check no-args 2 "$gpumux"
+check unknown-command 2 "$gpumux" frobnicate
+check run-help 0 "$gpumux" run --help
+check run-missing-workload 2 "$gpumux" run --gpu "$gpu"
+expect_text run-missing-workload-msg "$work/err" "workload"
+check run-unknown-option 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --bogus
+check run-unknown-policy 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy nope --out "$work/x"
+expect_text run-unknown-policy-msg "$work/err" "unknown policy 'nope'"
+check run-missing-file 2 "$gpumux" run --gpu "$work/none.yaml" --workload "$sgemm"
+expect_text run-missing-file-msg "$work/err" "none.yaml"
+
+# Bad workload: unknown key, with file and line in the message.
+cat >"$work/bad.yaml" <<YAML
+kernel_libraries: [$src/configs/kernels/parboil.yaml]
+processes:
+  - name: a
+    streams:
+      - - kernel: {name: mysgemmNT, lanches: 2}
+YAML
+check run-bad-key 2 "$gpumux" run --gpu "$gpu" --workload "$work/bad.yaml" --out "$work/x"
+expect_text run-bad-key-msg "$work/err" "bad.yaml:5"
+expect_text run-bad-key-name "$work/err" "lanches"
+
+check list-policies 0 "$gpumux" list policies
+expect_text list-policies-fcfs "$work/out" "fcfs"
+check list-gpus 0 "$gpumux" list gpus
+expect_text list-gpus-k20c "$work/out" "kepler-k20c.yaml"
+check list-kernels 0 "$gpumux" list kernels
+expect_text list-kernels-sgemm "$work/out" "mysgemmNT"
+check list-unknown 2 "$gpumux" list nothing
+
+# A real run, its outputs, and determinism.
+check run-sgemm 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$work/a" --timeline "$work/a/timeline.json" \
+  --vcd "$work/a/trace.vcd"
+expect_text run-prints-stp "$work/out" "STP"
+check stats-json-shape 0 python3 - "$work/a/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for key in ("stp", "antt", "fairness"):
+    assert key in s["metrics"], key
+p = s["processes"][0]
+for key in ("name", "isolated_ns", "turnaround_ns", "ntt", "runs"):
+    assert key in p, key
+assert p["runs"] == 3
+k = s["kernels"][0]
+for key in ("name", "process", "launch_ns", "start_ns", "end_ns", "thread_blocks"):
+    assert key in k, key
+for key in ("id", "busy_ns", "thread_blocks"):
+    assert key in s["sms"][0], key
+inv = s["invariants"]
+assert inv["thread_blocks_issued"] == inv["thread_blocks_completed"] == 3 * 528
+# Alone is alone: a single process's NTT is 1.
+assert abs(p["ntt"] - 1.0) < 1e-12, p["ntt"]
+PY
+check timeline-json 0 python3 - "$work/a/timeline.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+slices = [e for e in t["traceEvents"] if e.get("ph") == "X" and e.get("pid") == 1]
+assert len(slices) == 3 * 528, len(slices)
+PY
+expect_text vcd-header "$work/a/trace.vcd" "\$enddefinitions"
+expect_text vcd-sm "$work/a/trace.vcd" "resident_tbs"
+check run-sgemm-again 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$work/b" --quiet
+check deterministic 0 cmp "$work/a/stats.json" "$work/b/stats.json"
+check run-sgemm-nocache 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$work/c" --quiet --no-cache
+check cache-matches-fresh 0 cmp "$work/a/stats.json" "$work/c/stats.json"
+check run-other-seed 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads/demo-parboil-4proc.yaml" \
+  --out "$work/d" --quiet --seed 5
+check bench-json 0 "$gpumux" bench --json --tbs 20000
+cp "$work/out" "$work/bench.json"
+check bench-json-keys 0 python3 -c "import json; d=json.load(open('$work/bench.json')); assert d['tb_per_s']>0 and d['bare_events_per_s']>0 and d['ratio']>0"
+
+echo "cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
