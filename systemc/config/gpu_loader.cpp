@@ -10,8 +10,8 @@ using config::YamlMap;
 using config::YamlNode;
 
 SmResources read_sm(const YamlNode& node, std::uint32_t warp_size) {
-  const YamlMap m(node, {"registers", "max_threads", "max_thread_blocks", "max_warps", "shared_memory_configs_kb",
-                         "max_resident_kernels"});
+  const YamlMap m(node, {"registers", "max_threads", "max_thread_blocks", "max_warps",
+                         "shared_memory_configs_kb", "max_resident_kernels"});
   SmResources sm;
   sm.registers = m.required_u32("registers");
   sm.max_threads = m.required_u32("max_threads");
@@ -28,7 +28,9 @@ SmResources read_sm(const YamlNode& node, std::uint32_t warp_size) {
   std::uint32_t previous_kb = 0;
   for (const YamlNode& item : m.required("shared_memory_configs_kb").as_list()) {
     const std::uint32_t kb = item.as_u32(1);
-    if (kb > (1U << 20)) item.fail("shared-memory carve-out of " + std::to_string(kb) + " KB is implausibly large");
+    if (kb > (1U << 20)) {
+      item.fail("shared-memory carve-out of " + std::to_string(kb) + " KB is implausibly large");
+    }
     if (kb <= previous_kb) {
       item.fail("carve-outs must be strictly ascending (" + std::to_string(kb) + " KB after " +
                 std::to_string(previous_kb) + " KB)");
@@ -54,7 +56,8 @@ MemoryConfig read_memory(const YamlNode& node) {
 }
 
 PcieConfig read_pcie(const YamlNode& node) {
-  const YamlMap m(node, {"clock_mhz", "lanes", "bits_per_lane_per_cycle", "burst_bytes", "latency_ns", "command_bytes"});
+  const YamlMap m(
+      node, {"clock_mhz", "lanes", "bits_per_lane_per_cycle", "burst_bytes", "latency_ns", "command_bytes"});
   PcieConfig pcie;
   pcie.clock_mhz = m.required_positive("clock_mhz");
   pcie.lanes = m.required_u32("lanes");
@@ -74,7 +77,8 @@ FrontendConfig read_frontend(const YamlMap& parent) {
   fe.queue_depth = m.optional_u32("queue_depth", fe.queue_depth);
   fe.copy_engines = m.optional_u32("copy_engines", fe.copy_engines);
   if (fe.copy_engines > 2) {
-    m.required("copy_engines").fail("must be 1 (one DMA engine for both directions) or 2 (one per direction)");
+    m.required("copy_engines")
+        .fail("must be 1 (one DMA engine for both directions) or 2 (one per direction)");
   }
   return fe;
 }

@@ -1,5 +1,6 @@
 #include "config/kernel_library_loader.h"
 
+#include <cmath>
 #include <filesystem>
 
 #include "config/yaml_reader.h"
@@ -17,7 +18,7 @@ constexpr double kMaxPs = 1e18;
 TimePs to_ps(const YamlNode& value, double ps) {
   if (ps >= kMaxPs) value.fail("duration is too long for the model's picosecond clock");
   if (ps < 0.5) value.fail("duration rounds to 0 ps");
-  return static_cast<TimePs>(ps + 0.5);
+  return static_cast<TimePs>(std::llround(ps));
 }
 
 TbTimeProfile read_tb_time(const YamlNode& node, const GpuConfig& gpu) {
@@ -39,17 +40,19 @@ TbTimeProfile read_tb_time(const YamlNode& node, const GpuConfig& gpu) {
   return profile;
 }
 
-std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::string& library, const GpuConfig& gpu,
+std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::string& library,
+                                              const GpuConfig& gpu,
                                               const std::vector<std::shared_ptr<const KernelDesc>>& earlier) {
-  const YamlMap m(node, {"name", "benchmark", "class1", "class2", "launches", "thread_blocks", "threads_per_tb",
-                         "registers_per_tb", "shared_memory_per_tb", "tb_time", "reference"});
+  const YamlMap m(node,
+                  {"name", "benchmark", "class1", "class2", "launches", "thread_blocks", "threads_per_tb",
+                   "registers_per_tb", "shared_memory_per_tb", "tb_time", "reference"});
   auto k = std::make_shared<KernelDesc>();
   const YamlNode name = m.required("name");
   k->name = name.as_string();
   for (const auto& other : earlier) {
     if (other->name == k->name) {
-      name.fail("duplicate kernel name '" + k->name + "' in library '" + library + "' (first defined at line " +
-                std::to_string(other->where.line) + ")");
+      name.fail("duplicate kernel name '" + k->name + "' in library '" + library +
+                "' (first defined at line " + std::to_string(other->where.line) + ")");
     }
   }
   k->library = library;
@@ -73,7 +76,8 @@ std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::s
 
 }  // namespace
 
-std::vector<std::shared_ptr<const KernelDesc>> load_kernel_library(const std::string& path, const GpuConfig& gpu) {
+std::vector<std::shared_ptr<const KernelDesc>> load_kernel_library(const std::string& path,
+                                                                   const GpuConfig& gpu) {
   const YamlNode root = config::load_yaml_file(path);
   const YamlMap m(root, {"name", "kernels"});
   const std::string library = m.optional_string("name", std::filesystem::path(path).stem().string());

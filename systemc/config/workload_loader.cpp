@@ -1,5 +1,6 @@
 #include "config/workload_loader.h"
 
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
@@ -19,7 +20,7 @@ constexpr double kMaxPs = 1e18;
 
 TimePs to_ps(const YamlNode& value, double ps) {
   if (ps >= kMaxPs) value.fail("time is too long for the model's picosecond clock");
-  return static_cast<TimePs>(ps + 0.5);
+  return static_cast<TimePs>(std::llround(ps));
 }
 
 struct Library {
@@ -41,7 +42,8 @@ class KernelResolver {
   }
 
   /// The kernel called `name`, from `library` if given, else from the one library that defines it.
-  std::shared_ptr<const KernelDesc> resolve(const YamlNode& name_node, const std::optional<YamlNode>& library_node) const {
+  std::shared_ptr<const KernelDesc> resolve(const YamlNode& name_node,
+                                            const std::optional<YamlNode>& library_node) const {
     const std::string name = name_node.as_string();
     std::vector<const Library*> searched;
     if (library_node) {
@@ -49,7 +51,9 @@ class KernelResolver {
       for (const Library& lib : libraries_) {
         if (lib.name == wanted) searched.push_back(&lib);
       }
-      if (searched.empty()) library_node->fail("unknown kernel library '" + wanted + "'; loaded: " + library_names());
+      if (searched.empty()) {
+        library_node->fail("unknown kernel library '" + wanted + "'; loaded: " + library_names());
+      }
     } else {
       for (const Library& lib : libraries_) searched.push_back(&lib);
     }
@@ -67,11 +71,14 @@ class KernelResolver {
       if (const std::string hint = config::closest_name(name, all_names); !hint.empty()) {
         message += " (did you mean '" + hint + "'?)";
       }
-      name_node.fail(message + "; searched kernel libraries: " + (library_node ? library_node->as_string() : library_names()));
+      name_node.fail(message + "; searched kernel libraries: " +
+                     (library_node ? library_node->as_string() : library_names()));
     }
     std::vector<std::string> where;
+    where.reserve(found.size());
     for (const auto& k : found) where.push_back(k->library);
-    name_node.fail("kernel '" + name + "' is defined in several kernel libraries (" + config::join_choices(where, " and ") +
+    name_node.fail("kernel '" + name + "' is defined in several kernel libraries (" +
+                   config::join_choices(where, " and ") +
                    "); add `library: <name>` to this kernel command to choose one");
   }
 
@@ -90,21 +97,23 @@ std::string misfit_reason(const KernelDesc& k, const GpuConfig& gpu) {
   const TbFootprint f = footprint_of(k, gpu.warp_size);
   std::vector<std::string> reasons;
   if (f.registers > gpu.sm.registers) {
-    reasons.push_back(std::to_string(f.registers) + " registers per thread block > " + std::to_string(gpu.sm.registers) +
-                      " in the SM register file");
+    reasons.push_back(std::to_string(f.registers) + " registers per thread block > " +
+                      std::to_string(gpu.sm.registers) + " in the SM register file");
   }
-  const std::uint32_t largest = gpu.sm.shared_memory_configs.empty() ? 0 : gpu.sm.shared_memory_configs.back();
+  const std::uint32_t largest =
+      gpu.sm.shared_memory_configs.empty() ? 0 : gpu.sm.shared_memory_configs.back();
   if (f.shared_memory > largest) {
-    reasons.push_back(std::to_string(f.shared_memory) + " B of shared memory per thread block > largest carve-out " +
-                      std::to_string(largest) + " B");
+    reasons.push_back(std::to_string(f.shared_memory) +
+                      " B of shared memory per thread block > largest carve-out " + std::to_string(largest) +
+                      " B");
   }
   if (f.threads > gpu.sm.max_threads) {
-    reasons.push_back(std::to_string(f.threads) + " threads per thread block > " + std::to_string(gpu.sm.max_threads) +
-                      " threads per SM");
+    reasons.push_back(std::to_string(f.threads) + " threads per thread block > " +
+                      std::to_string(gpu.sm.max_threads) + " threads per SM");
   }
   if (f.warps > gpu.sm.max_warps) {
-    reasons.push_back(std::to_string(f.warps) + " warps per thread block > " + std::to_string(gpu.sm.max_warps) +
-                      " warps per SM");
+    reasons.push_back(std::to_string(f.warps) + " warps per thread block > " +
+                      std::to_string(gpu.sm.max_warps) + " warps per SM");
   }
   if (reasons.empty()) reasons.push_back("no thread-block slot");  // unreachable with max_thread_blocks >= 1
   std::string text;
@@ -117,14 +126,18 @@ CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, co
   if (m.entries().size() != 1) node.fail("a command is a map with exactly one key: cpu, h2d, d2h or kernel");
   const auto& [kind, value] = m.entries().front();
   if (!value.is_map()) {
-    const char* form = kind == "cpu" ? "{ns|us|ms: time}" : kind == "kernel" ? "{name: kernel, ...}" : "{bytes: N}";
+    const char* form = kind == "cpu"      ? "{ns|us|ms: time}"
+                       : kind == "kernel" ? "{name: kernel, ...}"
+                                          : "{bytes: N}";
     value.fail(std::string("expected ") + form + ", got " + value.describe());
   }
   CommandSpec cmd;
   cmd.where = node.where();
   if (kind == "cpu") {
     const YamlMap t(value, {"ns", "us", "ms"});
-    if (t.entries().size() != 1) value.fail("give the CPU time in exactly one unit: {ns: N}, {us: N} or {ms: N}");
+    if (t.entries().size() != 1) {
+      value.fail("give the CPU time in exactly one unit: {ns: N}, {us: N} or {ms: N}");
+    }
     const auto& [unit, amount] = t.entries().front();
     const double scale = unit == "ns" ? 1e3 : unit == "us" ? 1e6 : 1e9;
     cmd.kind = CommandKind::kCpu;
@@ -141,8 +154,8 @@ CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, co
     cmd.launches = k.optional_u32("launches", cmd.kernel->launches);
     cmd.where = value.where();
     if (compute_occupancy(*cmd.kernel, gpu).tbs_per_sm == 0) {
-      value.fail("kernel '" + cmd.kernel->name + "' (library '" + cmd.kernel->library + "') does not fit on an SM of GPU '" +
-                 gpu.name + "': " + misfit_reason(*cmd.kernel, gpu));
+      value.fail("kernel '" + cmd.kernel->name + "' (library '" + cmd.kernel->library +
+                 "') does not fit on an SM of GPU '" + gpu.name + "': " + misfit_reason(*cmd.kernel, gpu));
     }
   }
   return cmd;
@@ -157,7 +170,8 @@ ProcessSpec read_process(const YamlNode& node, const KernelResolver& kernels, co
   p.name = name.as_string();
   for (const ProcessSpec& other : earlier) {
     if (other.name == p.name) {
-      name.fail("duplicate process name '" + p.name + "' (first at line " + std::to_string(other.where.line) + ")");
+      name.fail("duplicate process name '" + p.name + "' (first at line " + std::to_string(other.where.line) +
+                ")");
     }
   }
   if (const auto priority = m.optional("priority")) p.priority = priority->as_i32();
@@ -172,7 +186,9 @@ ProcessSpec read_process(const YamlNode& node, const KernelResolver& kernels, co
   p.repeat = m.optional_u32("repeat", 1);
   for (const YamlNode& stream_node : m.required("streams").as_list()) {
     StreamSpec stream;
-    for (const YamlNode& command : stream_node.as_list()) stream.commands.push_back(read_command(command, kernels, gpu));
+    for (const YamlNode& command : stream_node.as_list()) {
+      stream.commands.push_back(read_command(command, kernels, gpu));
+    }
     p.streams.push_back(std::move(stream));
   }
   return p;

@@ -59,8 +59,9 @@ std::string child_key(const std::string& parent, std::string_view name) {
 // ---------------------------------------------------------------------------------------------------
 // YamlNode
 
-YamlNode::YamlNode(YAML::Node node, std::string key, std::shared_ptr<const std::string> file, SourceLocation fallback)
-    : node_(std::move(node)), key_(std::move(key)), file_(std::move(file)), fallback_(std::move(fallback)) {}
+YamlNode::YamlNode(const YAML::Node& node, std::string key, std::shared_ptr<const std::string> file,
+                   SourceLocation fallback)
+    : node_(node), key_(std::move(key)), file_(std::move(file)), fallback_(std::move(fallback)) {}
 
 SourceLocation YamlNode::where() const {
   const YAML::Mark mark = node_.Mark();
@@ -89,7 +90,9 @@ std::string YamlNode::as_string() const {
 
 const std::string& YamlNode::scalar_for_number(const char* expected) const {
   if (!node_.IsScalar()) fail(std::string("expected ") + expected + ", got " + describe());
-  if (is_quoted(node_)) fail(std::string("expected ") + expected + ", got " + describe() + " (remove the quotes)");
+  if (is_quoted(node_)) {
+    fail(std::string("expected ") + expected + ", got " + describe() + " (remove the quotes)");
+  }
   return node_.Scalar();
 }
 
@@ -166,8 +169,8 @@ std::vector<YamlNode> YamlNode::as_list(bool non_empty) const {
   return items;
 }
 
-YamlNode YamlNode::child(YAML::Node node, const std::string& name) const {
-  return YamlNode(std::move(node), child_key(key_, name), file_, where());
+YamlNode YamlNode::child(const YAML::Node& node, const std::string& name) const {
+  return YamlNode(node, child_key(key_, name), file_, where());
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -181,7 +184,8 @@ YamlMap::YamlMap(const YamlNode& node) : node_(node) {
     const std::string name = it->first.Scalar();
     for (std::size_t i = 0; i < entries_.size(); ++i) {
       if (entries_[i].first == name) {
-        key_node.fail("duplicate key (first given at line " + std::to_string(key_nodes_[i].where().line) + ")");
+        key_node.fail("duplicate key (first given at line " + std::to_string(key_nodes_[i].where().line) +
+                      ")");
       }
     }
     key_nodes_.push_back(key_node);
@@ -231,7 +235,9 @@ std::string YamlMap::optional_string(std::string_view key, const std::string& fa
   return value ? value->as_string() : fallback;
 }
 
-std::uint32_t YamlMap::required_u32(std::string_view key, std::uint32_t min) const { return required(key).as_u32(min); }
+std::uint32_t YamlMap::required_u32(std::string_view key, std::uint32_t min) const {
+  return required(key).as_u32(min);
+}
 
 std::uint32_t YamlMap::optional_u32(std::string_view key, std::uint32_t fallback, std::uint32_t min) const {
   const auto value = optional(key);
@@ -240,7 +246,9 @@ std::uint32_t YamlMap::optional_u32(std::string_view key, std::uint32_t fallback
 
 double YamlMap::required_positive(std::string_view key) const { return required(key).as_positive_number(); }
 
-double YamlMap::required_nonnegative(std::string_view key) const { return required(key).as_nonnegative_number(); }
+double YamlMap::required_nonnegative(std::string_view key) const {
+  return required(key).as_nonnegative_number();
+}
 
 double YamlMap::optional_nonnegative(std::string_view key, double fallback) const {
   const auto value = optional(key);
@@ -252,7 +260,9 @@ double YamlMap::optional_nonnegative(std::string_view key, double fallback) cons
 YamlNode load_yaml_file(const std::string& path) {
   const SourceLocation file_only{path, 0, 0};
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(file_only, "", "is a directory, expected a YAML file");
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(file_only, "", "is a directory, expected a YAML file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(file_only, "", std::string("cannot open file: ") + std::strerror(errno));
   std::ostringstream text;

@@ -24,7 +24,8 @@ namespace gpumux::config {
 /// One value of a YAML document together with where it is: file, position and key path.
 class YamlNode {
  public:
-  YamlNode(YAML::Node node, std::string key, std::shared_ptr<const std::string> file, SourceLocation fallback);
+  YamlNode(const YAML::Node& node, std::string key, std::shared_ptr<const std::string> file,
+           SourceLocation fallback);
 
   [[nodiscard]] const std::string& key() const { return key_; }
   [[nodiscard]] const std::string& file() const { return *file_; }
@@ -55,7 +56,7 @@ class YamlNode {
   [[nodiscard]] std::vector<YamlNode> as_list(bool non_empty = true) const;
 
   /// Child with a dotted key path and this node's position as fallback.
-  [[nodiscard]] YamlNode child(YAML::Node node, const std::string& name) const;
+  [[nodiscard]] YamlNode child(const YAML::Node& node, const std::string& name) const;
 
  private:
   friend class YamlMap;
@@ -88,7 +89,8 @@ class YamlMap {
   [[nodiscard]] std::string required_string(std::string_view key) const;
   [[nodiscard]] std::string optional_string(std::string_view key, const std::string& fallback) const;
   [[nodiscard]] std::uint32_t required_u32(std::string_view key, std::uint32_t min = 1) const;
-  [[nodiscard]] std::uint32_t optional_u32(std::string_view key, std::uint32_t fallback, std::uint32_t min = 1) const;
+  [[nodiscard]] std::uint32_t optional_u32(std::string_view key, std::uint32_t fallback,
+                                           std::uint32_t min = 1) const;
   [[nodiscard]] double required_positive(std::string_view key) const;
   [[nodiscard]] double required_nonnegative(std::string_view key) const;
   [[nodiscard]] double optional_nonnegative(std::string_view key, double fallback) const;

@@ -48,12 +48,15 @@ void FcfsPolicy::on_kernel_finished(KernelId /*kernel*/, EngineControl& control)
 
 std::optional<KernelId> FcfsPolicy::select_kernel(SmId sm, const EngineControl& control) {
   const SmStatus& status = control.sm(sm);
-  // Keep issuing the kernel the SM is set up for (Tanasic Fig. 3).
-  if (status.kernel && control.can_issue(sm, *status.kernel)) return status.kernel;
+  // Keep issuing the kernel the SM is set up for (Tanasic Fig. 3) while it has thread blocks; when
+  // the SM is full, stop (the common case on every thread-block completion: keep it cheap).
+  if (status.kernel && control.kernel(*status.kernel).has_tbs_to_issue()) {
+    return control.can_issue(sm, *status.kernel) ? status.kernel : std::nullopt;
+  }
   // Back to back: once that kernel has no thread blocks left, the oldest kernel with thread blocks
   // may use the room left on the SM, where the hardware allows several kernels per SM.
   const std::optional<KernelId> head = head_kernel(control);
-  if (head && context_allows(*head, control) && control.can_issue(sm, *head)) return head;
+  if (head && control.can_issue(sm, *head) && context_allows(*head, control)) return head;
   return std::nullopt;
 }
 

@@ -18,14 +18,23 @@ class TbDurationModel {
 
   TimePs draw(const TbTimeProfile& profile) {
     if (mode_ == TbDurationMode::kFixed || profile.rsd_percent <= 0.0) return at_least_one(profile.mean_ps);
-    const double cv = profile.rsd_percent / 100.0;
-    const double sigma2 = std::log1p(cv * cv);
-    const double mu = std::log(static_cast<double>(profile.mean_ps)) - 0.5 * sigma2;
-    const double value = std::exp(mu + std::sqrt(sigma2) * rng_.normal());
+    if (&profile != cached_profile_) {
+      // Lognormal parameters for mean m and coefficient of variation cv:
+      // sigma^2 = ln(1 + cv^2), mu = ln(m) - sigma^2 / 2. Cached: consecutive draws share a kernel.
+      const double cv = profile.rsd_percent / 100.0;
+      const double sigma2 = std::log1p(cv * cv);
+      mu_ = std::log(static_cast<double>(profile.mean_ps)) - 0.5 * sigma2;
+      sigma_ = std::sqrt(sigma2);
+      cached_profile_ = &profile;
+    }
+    const double value = std::exp(mu_ + sigma_ * rng_.normal());
     return at_least_one(static_cast<TimePs>(value + 0.5));
   }
 
  private:
+  const TbTimeProfile* cached_profile_ = nullptr;
+  double mu_ = 0;
+  double sigma_ = 0;
   static TimePs at_least_one(TimePs t) { return t == 0 ? 1 : t; }
   TbDurationMode mode_;
   Rng rng_;

@@ -32,8 +32,10 @@ std::vector<std::string> yaml_files(const std::string& dir) {
   return files;
 }
 
-const KernelDesc& find_kernel(const std::vector<std::shared_ptr<const KernelDesc>>& kernels, const std::string& name) {
-  const auto it = std::find_if(kernels.begin(), kernels.end(), [&](const auto& k) { return k->name == name; });
+const KernelDesc& find_kernel(const std::vector<std::shared_ptr<const KernelDesc>>& kernels,
+                              const std::string& name) {
+  const auto it =
+      std::find_if(kernels.begin(), kernels.end(), [&](const auto& k) { return k->name == name; });
   if (it == kernels.end()) throw std::runtime_error("no kernel " + name);
   return **it;
 }
@@ -214,8 +216,8 @@ class ConfigErrorTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("gpumux_config_test_" + std::to_string(::getpid()) + "_" + info->name());
+    dir_ =
+        fs::temp_directory_path() / ("gpumux_config_test_" + std::to_string(::getpid()) + "_" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     gpu_path_ = write("gpu.yaml", kGpu);
@@ -227,7 +229,7 @@ class ConfigErrorTest : public ::testing::Test {
   }
 
   std::string write(const std::string& name, const std::string& text) const {
-    const std::string path = (dir_ / name).string();
+    std::string path = (dir_ / name).string();
     std::ofstream(path) << text;
     return path;
   }
@@ -237,7 +239,8 @@ class ConfigErrorTest : public ::testing::Test {
   static int line_of(const std::string& text, const std::string& marker) {
     const std::size_t at = text.find(marker);
     EXPECT_NE(at, std::string::npos) << "test bug: marker '" << marker << "' not in text";
-    return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    return 1 +
+           static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
   }
 
   static std::string error_of(const std::function<void()>& load) {
@@ -254,12 +257,13 @@ class ConfigErrorTest : public ::testing::Test {
   }
 
   /// Checks `file:line:` and `'key':` (the documented format) and a fragment of the explanation.
-  static void expect_error(const std::string& message, const std::string& file, int line, const std::string& key,
-                           const std::string& fragment) {
+  static void expect_error(const std::string& message, const std::string& file, int line,
+                           const std::string& key, const std::string& fragment) {
     EXPECT_NE(message.find(file + ":" + std::to_string(line) + ":"), std::string::npos)
         << "want " << file << ":" << line << " in: " << message;
     if (!key.empty()) {
-      EXPECT_NE(message.find("'" + key + "': "), std::string::npos) << "want key " << key << " in: " << message;
+      EXPECT_NE(message.find("'" + key + "': "), std::string::npos)
+          << "want key " << key << " in: " << message;
     }
     EXPECT_NE(message.find(fragment), std::string::npos) << "want '" << fragment << "' in: " << message;
   }
@@ -295,15 +299,15 @@ class ConfigErrorTest : public ::testing::Test {
 
 TEST_F(ConfigErrorTest, ValidInputsLoad) {
   const GpuConfig g = gpu();
-  EXPECT_EQ(g.warp_size, 32U);                 // default
-  EXPECT_EQ(g.sm.max_resident_kernels, 1U);    // default
-  EXPECT_EQ(g.pcie.command_bytes, 64U);        // default
-  EXPECT_EQ(g.frontend.command_queues, 32U);   // default
-  EXPECT_EQ(g.frontend.copy_engines, 2U);      // default
-  EXPECT_EQ(g.active_kernels, 4U);             // default: one per SM
+  EXPECT_EQ(g.warp_size, 32U);                // default
+  EXPECT_EQ(g.sm.max_resident_kernels, 1U);   // default
+  EXPECT_EQ(g.pcie.command_bytes, 64U);       // default
+  EXPECT_EQ(g.frontend.command_queues, 32U);  // default
+  EXPECT_EQ(g.frontend.copy_engines, 2U);     // default
+  EXPECT_EQ(g.active_kernels, 4U);            // default: one per SM
   const std::string path = write("w.yaml", workload_text("        - kernel: {name: small, launches: 3}\n"
-                                                          "        - cpu: {ms: 1.5}\n"
-                                                          "        - kernel: {name: small, library: lib}\n"));
+                                                         "        - cpu: {ms: 1.5}\n"
+                                                         "        - kernel: {name: small, library: lib}\n"));
   const Workload w = load_workload(path, g);
   EXPECT_EQ(w.name, "w");
   const auto& c = w.processes.at(0).streams.at(0).commands;
@@ -325,8 +329,8 @@ TEST_F(ConfigErrorTest, UnknownKeyInGpuNamesKeyLineAndSuggestion) {
 
 TEST_F(ConfigErrorTest, UnknownKeyInKernelCommand) {
   const std::string text = workload_text("        - kernel: {name: small, lanuches: 2}\n");
-  expect_error(workload_error(text), "w.yaml", line_of(text, "lanuches"), "processes[0].streams[0][1].kernel.lanuches",
-               "unknown key");
+  expect_error(workload_error(text), "w.yaml", line_of(text, "lanuches"),
+               "processes[0].streams[0][1].kernel.lanuches", "unknown key");
 }
 
 TEST_F(ConfigErrorTest, UnknownCommand) {
@@ -359,7 +363,8 @@ TEST_F(ConfigErrorTest, FloatWhereIntegerExpected) {
 }
 
 TEST_F(ConfigErrorTest, MapWhereListExpected) {
-  const auto [msg, text] = gpu_error("shared_memory_configs_kb: [16, 48]", "shared_memory_configs_kb: {a: 16}");
+  const auto [msg, text] =
+      gpu_error("shared_memory_configs_kb: [16, 48]", "shared_memory_configs_kb: {a: 16}");
   expect_error(msg, "bad-gpu.yaml", line_of(text, "shared_memory_configs_kb"), "sm.shared_memory_configs_kb",
                "expected a list, got a map");
 }
@@ -417,17 +422,19 @@ TEST_F(ConfigErrorTest, TwoTbTimeMeans) {
 TEST_F(ConfigErrorTest, UnknownKernelSuggestsTheClosestName) {
   const std::string text = workload_text("        - kernel: {name: smal}\n");
   const std::string msg = workload_error(text);
-  expect_error(msg, "w.yaml", line_of(text, "smal}"), "processes[0].streams[0][1].kernel.name", "unknown kernel 'smal'");
+  expect_error(msg, "w.yaml", line_of(text, "smal}"), "processes[0].streams[0][1].kernel.name",
+               "unknown kernel 'smal'");
   EXPECT_NE(msg.find("did you mean 'small'"), std::string::npos) << msg;
 }
 
 TEST_F(ConfigErrorTest, AmbiguousKernelAsksForLibraryKey) {
-  write("other.yaml", "name: other\nkernels:\n  - {name: small, thread_blocks: 1, threads_per_tb: 32, "
-                      "registers_per_tb: 32, tb_time: {mean_ns: 100}}\n");
+  write("other.yaml",
+        "name: other\nkernels:\n  - {name: small, thread_blocks: 1, threads_per_tb: 32, "
+        "registers_per_tb: 32, tb_time: {mean_ns: 100}}\n");
   std::string text = workload_text("        - kernel: {name: small}\n");
   text.replace(text.find("[lib.yaml]"), 10, "[lib.yaml, other.yaml]");
-  expect_error(workload_error(text), "w.yaml", line_of(text, "{name: small}"), "processes[0].streams[0][1].kernel.name",
-               "library:");
+  expect_error(workload_error(text), "w.yaml", line_of(text, "{name: small}"),
+               "processes[0].streams[0][1].kernel.name", "library:");
   // Naming the library resolves it.
   text.replace(text.find("{name: small}"), 13, "{name: small, library: other}");
   const std::string path = write("w2.yaml", text);
@@ -444,14 +451,19 @@ TEST_F(ConfigErrorTest, UnknownLibraryInKernelCommand) {
 TEST_F(ConfigErrorTest, KernelThatExceedsSharedMemoryCannotBeLaunched) {
   const std::string text = workload_text("        - kernel: {name: huge_smem}\n");
   const std::string msg = workload_error(text);
-  expect_error(msg, "w.yaml", line_of(text, "huge_smem"), "processes[0].streams[0][1].kernel", "does not fit on an SM");
-  EXPECT_NE(msg.find("65536 B of shared memory per thread block > largest carve-out 49152 B"), std::string::npos) << msg;
+  expect_error(msg, "w.yaml", line_of(text, "huge_smem"), "processes[0].streams[0][1].kernel",
+               "does not fit on an SM");
+  EXPECT_NE(msg.find("65536 B of shared memory per thread block > largest carve-out 49152 B"),
+            std::string::npos)
+      << msg;
 }
 
 TEST_F(ConfigErrorTest, KernelThatExceedsRegistersCannotBeLaunched) {
-  const std::string text = workload_text("        - cpu: {us: 1}\n        - kernel:\n            name: huge_regs\n");
+  const std::string text =
+      workload_text("        - cpu: {us: 1}\n        - kernel:\n            name: huge_regs\n");
   const std::string msg = workload_error(text);
-  expect_error(msg, "w.yaml", line_of(text, "name: huge_regs"), "processes[0].streams[0][2].kernel", "registers");
+  expect_error(msg, "w.yaml", line_of(text, "name: huge_regs"), "processes[0].streams[0][2].kernel",
+               "registers");
   EXPECT_NE(msg.find("131072 registers per thread block > 65536"), std::string::npos) << msg;
 }
 
@@ -462,7 +474,8 @@ TEST_F(ConfigErrorTest, MissingKernelLibraryFileIsReportedAtTheWorkloadEntry) {
 
 TEST_F(ConfigErrorTest, DuplicateKernelNameInLibrary) {
   const std::string text =
-      "kernels:\n  - {name: a, thread_blocks: 1, threads_per_tb: 32, registers_per_tb: 32, tb_time: {mean_ns: 1}}\n"
+      "kernels:\n  - {name: a, thread_blocks: 1, threads_per_tb: 32, registers_per_tb: 32, tb_time: "
+      "{mean_ns: 1}}\n"
       "  - {name: a, thread_blocks: 2, threads_per_tb: 32, registers_per_tb: 32, tb_time: {mean_ns: 1}}\n";
   const std::string path = write("duplib.yaml", text);
   const GpuConfig g = gpu();
@@ -481,16 +494,16 @@ TEST_F(ConfigErrorTest, ReferenceValuesMustBeNumbers) {
       "    tb_time: {mean_ns: 5}\n    reference: {tbs_per_sm: 16, class: LONG}\n";
   const std::string path = write("reflib.yaml", text);
   const GpuConfig g = gpu();
-  expect_error(error_of([&] { (void)load_kernel_library(path, g); }), "reflib.yaml", 7, "kernels[0].reference.class",
-               "expected a number");
+  expect_error(error_of([&] { (void)load_kernel_library(path, g); }), "reflib.yaml", 7,
+               "kernels[0].reference.class", "expected a number");
 }
 
 // ---- zero and negative sizes and counts
 
 TEST_F(ConfigErrorTest, ZeroCopySize) {
   const std::string text = workload_text("        - h2d: {bytes: 0}\n");
-  expect_error(workload_error(text), "w.yaml", line_of(text, "bytes: 0"), "processes[0].streams[0][1].h2d.bytes",
-               "must be a positive integer, got 0");
+  expect_error(workload_error(text), "w.yaml", line_of(text, "bytes: 0"),
+               "processes[0].streams[0][1].h2d.bytes", "must be a positive integer, got 0");
 }
 
 TEST_F(ConfigErrorTest, NegativeCopySize) {
@@ -564,7 +577,8 @@ TEST_F(ConfigErrorTest, MalformedYamlReportsTheParserLine) {
 }
 
 TEST_F(ConfigErrorTest, UnclosedFlowMap) {
-  const std::string text = "kernel_libraries: [lib.yaml]\nprocesses:\n  - {name: p0, streams: [[{cpu: {ns: 1}}]]\n";
+  const std::string text =
+      "kernel_libraries: [lib.yaml]\nprocesses:\n  - {name: p0, streams: [[{cpu: {ns: 1}}]]\n";
   const std::string path = write("w.yaml", text);
   const GpuConfig g = gpu();
   const std::string msg = error_of([&] { (void)load_workload(path, g); });
@@ -598,14 +612,16 @@ TEST_F(ConfigErrorTest, EmptyFileAndNonMapRoot) {
   const std::string empty = write("empty.yaml", "");
   expect_error(error_of([&] { (void)load_gpu_config(empty); }), "empty.yaml", 1, "", "empty");
   const std::string list = write("list.yaml", "- 1\n- 2\n");
-  expect_error(error_of([&] { (void)load_gpu_config(list); }), "list.yaml", 1, "", "expected a map, got a list");
+  expect_error(error_of([&] { (void)load_gpu_config(list); }), "list.yaml", 1, "",
+               "expected a map, got a list");
 }
 
 TEST_F(ConfigErrorTest, ErrorsInALibraryNameTheLibraryFile) {
   write("lib.yaml", std::string(kLibrary) + "  - name: bad\n    thread_blocks: -1\n");
   const std::string text = workload_text("");
   const std::string msg = workload_error(text);
-  expect_error(msg, "lib.yaml", line_of(std::string(kLibrary) + "  - name: bad\n    thread_blocks: -1\n", "-1"),
+  expect_error(msg, "lib.yaml",
+               line_of(std::string(kLibrary) + "  - name: bad\n    thread_blocks: -1\n", "-1"),
                "kernels[3].thread_blocks", "positive");
 }
 

@@ -23,7 +23,8 @@ TEST(ParboilOccupancy, TbsPerSmMatchesTanasicTable1OnTheK20c) {
   for (const auto& k : load_kernel_library(kConfigDir + "/kernels/parboil.yaml", k20c)) {
     SCOPED_TRACE(k->name);
     const Occupancy occ = compute_occupancy(*k, k20c);
-    EXPECT_EQ(occ.tbs_per_sm, static_cast<std::uint32_t>(k->reference.at("tbs_per_sm"))) << "limited by " << occ.limited_by;
+    EXPECT_EQ(occ.tbs_per_sm, static_cast<std::uint32_t>(k->reference.at("tbs_per_sm")))
+        << "limited by " << occ.limited_by;
     ++checked;
   }
   EXPECT_EQ(checked, 24);
@@ -36,7 +37,8 @@ TEST(ParboilOccupancy, ContextSaveTimeAtTheSmShareOfBandwidthMatchesTable1) {
   int checked = 0;
   for (const auto& k : load_kernel_library(kConfigDir + "/kernels/parboil.yaml", k20c)) {
     SCOPED_TRACE(k->name);
-    const double bytes = static_cast<double>(context_bytes_per_tb(*k)) * compute_occupancy(*k, k20c).tbs_per_sm;
+    const double bytes =
+        static_cast<double>(context_bytes_per_tb(*k)) * compute_occupancy(*k, k20c).tbs_per_sm;
     const double save_us = bytes / share_bytes_per_s * 1e6;
     EXPECT_NEAR(save_us, k->reference.at("save_time_us"), 0.05 * k->reference.at("save_time_us"));
     ++checked;
@@ -51,7 +53,8 @@ TEST(ParboilOccupancy, OnChipResourceShareMatchesTable1) {
   const double sram = 4.0 * k20c.sm.registers + k20c.sm.shared_memory_configs.back();
   for (const auto& k : load_kernel_library(kConfigDir + "/kernels/parboil.yaml", k20c)) {
     SCOPED_TRACE(k->name);
-    const double used = static_cast<double>(context_bytes_per_tb(*k)) * compute_occupancy(*k, k20c).tbs_per_sm;
+    const double used =
+        static_cast<double>(context_bytes_per_tb(*k)) * compute_occupancy(*k, k20c).tbs_per_sm;
     EXPECT_NEAR(100.0 * used / sram, k->reference.at("resources_percent"), 0.1);
   }
 }
@@ -61,7 +64,8 @@ TEST(ParboilOccupancy, TimePerTbIsAverageTimeTimesTbsPerSmOverTbs) {
   const GpuConfig k20c = load_gpu_config(kConfigDir + "/gpus/kepler-k20c.yaml");
   for (const auto& k : load_kernel_library(kConfigDir + "/kernels/parboil.yaml", k20c)) {
     SCOPED_TRACE(k->name);
-    const double derived_us = k->reference.at("avg_time_us") * k->reference.at("tbs_per_sm") / k->thread_blocks;
+    const double derived_us =
+        k->reference.at("avg_time_us") * k->reference.at("tbs_per_sm") / k->thread_blocks;
     const double mean_us = ns_from_ps(k->tb_time.mean_ps) / 1e3;
     EXPECT_NEAR(derived_us, mean_us, 0.025 * mean_us);  // Table 1 rounds to 0.01 us (uniformAdd: 0.24)
   }
@@ -73,7 +77,8 @@ TEST(ErcbenchOccupancy, ResidencyMatchesPaiTable2OnTheFermi) {
   for (const auto& k : load_kernel_library(kConfigDir + "/kernels/ercbench.yaml", fermi)) {
     SCOPED_TRACE(k->name);
     const Occupancy occ = compute_occupancy(*k, fermi);
-    EXPECT_EQ(occ.tbs_per_sm, static_cast<std::uint32_t>(k->reference.at("residency"))) << "limited by " << occ.limited_by;
+    EXPECT_EQ(occ.tbs_per_sm, static_cast<std::uint32_t>(k->reference.at("residency")))
+        << "limited by " << occ.limited_by;
     ++checked;
   }
   EXPECT_EQ(checked, 8);
