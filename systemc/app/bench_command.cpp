@@ -129,7 +129,8 @@ int bench_command(const std::vector<std::string>& args) {
       std::cout << out.dump() << '\n';
     } else {
       std::printf("gpumux bench: %llu thread blocks on %s (%u SMs), policy %s\n",
-                  static_cast<unsigned long long>(model.tbs_completed), spec.gpu.name.c_str(), sms, policy.c_str());
+                  static_cast<unsigned long long>(model.tbs_completed), spec.gpu.name.c_str(), sms,
+                  policy.c_str());
       std::printf("  model:      %.2f s wall, %.0f thread blocks/s\n", model.wall_seconds, tb_per_s);
       std::printf("  bare loop:  %.0f events/s (one timed event per thread block)\n", bare_per_s);
       std::printf("  ratio:      %.3f\n", tb_per_s / bare_per_s);

@@ -30,22 +30,45 @@ std::string binary_identity() {
   const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   struct stat st {};
   if (ec || stat(exe.c_str(), &st) != 0) return "unknown";
-  return std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+  return std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
 }
 
 nlohmann::json describe(const KernelDesc& k) {
-  return {k.name, k.library, k.thread_blocks, k.threads_per_tb, k.registers_per_tb, k.shared_memory_per_tb,
-          k.tb_time.mean_ps, k.tb_time.rsd_percent};
+  return {k.name,
+          k.library,
+          k.thread_blocks,
+          k.threads_per_tb,
+          k.registers_per_tb,
+          k.shared_memory_per_tb,
+          k.tb_time.mean_ps,
+          k.tb_time.rsd_percent};
 }
 
 std::string cache_key(const GpuConfig& gpu, const Workload& w, std::uint64_t seed) {
   nlohmann::json j;
   j["binary"] = binary_identity();
-  j["gpu"] = {gpu.num_sms, gpu.core_clock_mhz, gpu.warp_size, gpu.sm.registers, gpu.sm.max_threads,
-              gpu.sm.max_thread_blocks, gpu.sm.max_warps, gpu.sm.shared_memory_configs, gpu.sm.max_resident_kernels,
-              gpu.memory.bandwidth_gb_per_s, gpu.memory.latency_ns, gpu.pcie.clock_mhz, gpu.pcie.lanes,
-              gpu.pcie.bits_per_lane_per_cycle, gpu.pcie.burst_bytes, gpu.pcie.latency_ns, gpu.pcie.command_bytes,
-              gpu.frontend.command_queues, gpu.frontend.queue_depth, gpu.frontend.copy_engines, gpu.active_kernels};
+  j["gpu"] = {gpu.num_sms,
+              gpu.core_clock_mhz,
+              gpu.warp_size,
+              gpu.sm.registers,
+              gpu.sm.max_threads,
+              gpu.sm.max_thread_blocks,
+              gpu.sm.max_warps,
+              gpu.sm.shared_memory_configs,
+              gpu.sm.max_resident_kernels,
+              gpu.memory.bandwidth_gb_per_s,
+              gpu.memory.latency_ns,
+              gpu.pcie.clock_mhz,
+              gpu.pcie.lanes,
+              gpu.pcie.bits_per_lane_per_cycle,
+              gpu.pcie.burst_bytes,
+              gpu.pcie.latency_ns,
+              gpu.pcie.command_bytes,
+              gpu.frontend.command_queues,
+              gpu.frontend.queue_depth,
+              gpu.frontend.copy_engines,
+              gpu.active_kernels};
   j["seed"] = seed;
   j["tb_duration"] = static_cast<int>(w.tb_duration);
   const ProcessSpec& p = w.processes.at(0);
@@ -67,8 +90,10 @@ std::string cache_key(const GpuConfig& gpu, const Workload& w, std::uint64_t see
 
 std::string default_cache_dir() {
   if (const char* dir = std::getenv("GPUMUX_CACHE_DIR"); dir != nullptr && *dir != '\0') return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') return std::string(xdg) + "/gpumux";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') return std::string(home) + "/.cache/gpumux";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0')
+    return std::string(xdg) + "/gpumux";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+    return std::string(home) + "/.cache/gpumux";
   return "";
 }
 

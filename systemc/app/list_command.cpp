@@ -57,22 +57,24 @@ int list_command(const std::vector<std::string>& args) {
   if (what == "gpus") {
     for (const auto& file : yaml_files(config_dir() + "/gpus")) {
       const GpuConfig gpu = load_gpu_config(file);
-      std::printf("%-28s %-22s %4u SMs %7.1f MHz %7.1f GB/s  %s\n", std::filesystem::path(file).filename().c_str(),
-                  gpu.name.c_str(), gpu.num_sms, gpu.core_clock_mhz, gpu.memory.bandwidth_gb_per_s, file.c_str());
+      std::printf("%-28s %-22s %4u SMs %7.1f MHz %7.1f GB/s  %s\n",
+                  std::filesystem::path(file).filename().c_str(), gpu.name.c_str(), gpu.num_sms,
+                  gpu.core_clock_mhz, gpu.memory.bandwidth_gb_per_s, file.c_str());
     }
     return kExitOk;
   }
   if (what == "kernels") {
     const GpuConfig gpu = load_gpu_config(gpu_path);
     std::printf("occupancy on %s\n", gpu.name.c_str());
-    std::printf("%-10s %-14s %-20s %8s %8s %10s %8s %8s %10s %-14s\n", "library", "benchmark", "kernel", "TBs",
-                "threads", "regs/TB", "smem/TB", "TBs/SM", "t/TB (us)", "limited by");
+    std::printf("%-10s %-14s %-20s %8s %8s %10s %8s %8s %10s %-14s\n", "library", "benchmark", "kernel",
+                "TBs", "threads", "regs/TB", "smem/TB", "TBs/SM", "t/TB (us)", "limited by");
     for (const auto& file : yaml_files(config_dir() + "/kernels")) {
       for (const auto& k : load_kernel_library(file, gpu)) {
         const Occupancy occ = compute_occupancy(*k, gpu);
         std::printf("%-10s %-14s %-20s %8u %8u %10u %8u %8u %10.2f %-14s\n", k->library.c_str(),
-                    k->benchmark.c_str(), k->name.c_str(), k->thread_blocks, k->threads_per_tb, k->registers_per_tb,
-                    k->shared_memory_per_tb, occ.tbs_per_sm, ns_from_ps(k->tb_time.mean_ps) / 1e3,
+                    k->benchmark.c_str(), k->name.c_str(), k->thread_blocks, k->threads_per_tb,
+                    k->registers_per_tb, k->shared_memory_per_tb, occ.tbs_per_sm,
+                    ns_from_ps(k->tb_time.mean_ps) / 1e3,
                     occ.tbs_per_sm == 0 ? "does not fit" : occ.limited_by.c_str());
       }
     }

@@ -33,18 +33,17 @@ int run_command(const std::vector<std::string>& args) {
   std::string vcd;
   std::string timeline;
   unsigned jobs = std::max(1U, std::thread::hardware_concurrency());
-  options.add_options()
-      ("help,h", "show this help")
-      ("gpu", po::value(&gpu_path)->required(), "GPU config (configs/gpus/*.yaml)")
-      ("workload", po::value(&workload_path)->required(), "workload (configs/workloads/*.yaml)")
-      ("policy", po::value(&policy)->default_value("fcfs"), "thread-block scheduling policy (gpumux list policies)")
-      ("seed", po::value(&seed)->default_value(1), "random seed (same inputs and seed => identical stats)")
-      ("out", po::value(&out_dir), "output directory for stats.json (default out/<workload name>)")
-      ("vcd", po::value(&vcd), "write a VCD waveform (GTKWave) of SM states, queues and memory load")
-      ("timeline", po::value(&timeline), "write a Chrome/Perfetto trace JSON (one track per SM)")
-      ("jobs,j", po::value(&jobs), "isolated baselines simulated in parallel (default: cores)")
-      ("no-cache", "always re-simulate isolated baselines")
-      ("quiet,q", "print nothing but errors");
+  options.add_options()("help,h", "show this help")("gpu", po::value(&gpu_path)->required(),
+                                                    "GPU config (configs/gpus/*.yaml)")(
+      "workload", po::value(&workload_path)->required(), "workload (configs/workloads/*.yaml)")(
+      "policy", po::value(&policy)->default_value("fcfs"),
+      "thread-block scheduling policy (gpumux list policies)")(
+      "seed", po::value(&seed)->default_value(1), "random seed (same inputs and seed => identical stats)")(
+      "out", po::value(&out_dir), "output directory for stats.json (default out/<workload name>)")(
+      "vcd", po::value(&vcd), "write a VCD waveform (GTKWave) of SM states, queues and memory load")(
+      "timeline", po::value(&timeline), "write a Chrome/Perfetto trace JSON (one track per SM)")(
+      "jobs,j", po::value(&jobs), "isolated baselines simulated in parallel (default: cores)")(
+      "no-cache", "always re-simulate isolated baselines")("quiet,q", "print nothing but errors");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(options).run(), vm);

@@ -14,10 +14,10 @@ namespace gpumux {
 /// Hardware resources of one SM. A thread block needs all of its resources at once; the number of
 /// resident thread blocks is set by the first resource to run out (Tanasic 2.3).
 struct SmResources {
-  std::uint32_t registers = 0;        ///< 32-bit registers in the register file
-  std::uint32_t max_threads = 0;      ///< resident threads
+  std::uint32_t registers = 0;    ///< 32-bit registers in the register file
+  std::uint32_t max_threads = 0;  ///< resident threads
   std::uint32_t max_thread_blocks = 0;
-  std::uint32_t max_warps = 0;        ///< resident warps (threads / warp_size, rounded up per TB)
+  std::uint32_t max_warps = 0;  ///< resident warps (threads / warp_size, rounded up per TB)
   /// Selectable shared-memory carve-outs in bytes, ascending. A kernel gets the smallest one that
   /// holds one of its thread blocks (Tanasic Table 2 footnote: 16 KB default, 32/48 KB on demand).
   std::vector<std::uint32_t> shared_memory_configs;

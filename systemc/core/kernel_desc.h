@@ -18,14 +18,14 @@ struct TbTimeProfile {
 
 struct KernelDesc {
   std::string name;
-  std::string library;  ///< library name (file stem), e.g. "parboil"
+  std::string library;    ///< library name (file stem), e.g. "parboil"
   std::string benchmark;  ///< application the kernel belongs to, e.g. "lbm"
   SourceLocation where;   ///< where the kernel is defined, for error messages
   std::uint32_t thread_blocks = 0;
   std::uint32_t threads_per_tb = 0;
   std::uint32_t registers_per_tb = 0;
   std::uint32_t shared_memory_per_tb = 0;  ///< bytes
-  std::uint32_t launches = 1;  ///< default number of back-to-back launches of one kernel command
+  std::uint32_t launches = 1;              ///< default number of back-to-back launches of one kernel command
   /// Optional grouping labels, e.g. Tanasic Table 1 "Class 1" (by kernel time) and "Class 2" (by
   /// application time): SHORT / MEDIUM / LONG. Empty when the library gives none.
   std::string class1;

@@ -4,10 +4,14 @@ namespace gpumux {
 
 const char* to_string(CommandKind kind) {
   switch (kind) {
-    case CommandKind::kCpu: return "cpu";
-    case CommandKind::kHostToDevice: return "h2d";
-    case CommandKind::kDeviceToHost: return "d2h";
-    case CommandKind::kKernel: return "kernel";
+    case CommandKind::kCpu:
+      return "cpu";
+    case CommandKind::kHostToDevice:
+      return "h2d";
+    case CommandKind::kDeviceToHost:
+      return "d2h";
+    case CommandKind::kKernel:
+      return "kernel";
   }
   return "?";
 }

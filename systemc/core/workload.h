@@ -20,10 +20,10 @@ const char* to_string(CommandKind kind);
 /// One entry of a stream as written in the workload file.
 struct CommandSpec {
   CommandKind kind = CommandKind::kCpu;
-  TimePs cpu_ps = 0;            ///< kCpu: host computation time
-  std::uint64_t bytes = 0;      ///< kHostToDevice / kDeviceToHost
+  TimePs cpu_ps = 0;                         ///< kCpu: host computation time
+  std::uint64_t bytes = 0;                   ///< kHostToDevice / kDeviceToHost
   std::shared_ptr<const KernelDesc> kernel;  ///< kKernel
-  std::uint32_t launches = 1;   ///< kKernel: back-to-back launches
+  std::uint32_t launches = 1;                ///< kKernel: back-to-back launches
   SourceLocation where;
 };
 
@@ -33,10 +33,10 @@ struct StreamSpec {
 
 struct ProcessSpec {
   std::string name;
-  int priority = 0;                 ///< higher is more important
-  std::optional<int> tokens;        ///< DSS token budget (OS priority); default is equal sharing
+  int priority = 0;           ///< higher is more important
+  std::optional<int> tokens;  ///< DSS token budget (OS priority); default is equal sharing
   TimePs arrival_ps = 0;
-  std::uint32_t repeat = 1;         ///< number of runs (executions from first to last command)
+  std::uint32_t repeat = 1;  ///< number of runs (executions from first to last command)
   std::vector<StreamSpec> streams;
   SourceLocation where;
 };

@@ -2,9 +2,10 @@
 
 namespace gpumux {
 
-ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuConfig& gpu, const Workload& workload,
-                                 std::unique_ptr<SchedulingPolicy> policy, std::uint64_t seed,
-                                 CommandCompletionListener& listener, std::function<void()> progress)
+ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuConfig& gpu,
+                                 const Workload& workload, std::unique_ptr<SchedulingPolicy> policy,
+                                 std::uint64_t seed, CommandCompletionListener& listener,
+                                 std::function<void()> progress)
     : sc_core::sc_module(name), workload_(workload), listener_(listener) {
   SmDriver::Hooks hooks;
   hooks.now = [] { return sc_core::sc_time_stamp().value(); };
@@ -33,7 +34,9 @@ void ExecutionEngine::accept(const GpuCommand& command) {
   driver_->launch(std::move(status));
 }
 
-void ExecutionEngine::kernel_finished(KernelId kernel) { listener_.command_done(command_of_kernel_[index(kernel)]); }
+void ExecutionEngine::kernel_finished(KernelId kernel) {
+  listener_.command_done(command_of_kernel_[index(kernel)]);
+}
 
 void ExecutionEngine::trace(sc_core::sc_trace_file* file) {
   const std::uint32_t n = driver_->num_sms();

@@ -22,8 +22,8 @@ namespace gpumux {
 class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
  public:
   ExecutionEngine(const sc_core::sc_module_name& name, const GpuConfig& gpu, const Workload& workload,
-                  std::unique_ptr<SchedulingPolicy> policy, std::uint64_t seed, CommandCompletionListener& listener,
-                  std::function<void()> progress);
+                  std::unique_ptr<SchedulingPolicy> policy, std::uint64_t seed,
+                  CommandCompletionListener& listener, std::function<void()> progress);
 
   void accept(const GpuCommand& command) override;
 

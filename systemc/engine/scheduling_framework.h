@@ -35,7 +35,7 @@ class SchedulingFramework {
  private:
   std::vector<KernelStatus> kernels_;  ///< every launch of the run, indexed by KernelId
   std::deque<KernelId> execution_queue_;
-  std::vector<KernelId> active_;       ///< active queue (admission order)
+  std::vector<KernelId> active_;  ///< active queue (admission order)
   std::vector<SmStatus> smst_;
   std::uint32_t active_capacity_;
 };

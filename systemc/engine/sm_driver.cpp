@@ -7,8 +7,8 @@
 
 namespace gpumux {
 
-SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy, TbDurationMode duration_mode,
-                   std::uint64_t seed, Hooks hooks)
+SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy,
+                   TbDurationMode duration_mode, std::uint64_t seed, Hooks hooks)
     : gpu_(gpu),
       framework_(gpu.num_sms, gpu.active_kernels == 0 ? gpu.num_sms : gpu.active_kernels),
       policy_(std::move(policy)),
@@ -46,7 +46,8 @@ bool SmDriver::can_issue(SmId sm, KernelId kernel) const {
 }
 
 void SmDriver::assign_sm(SmId sm, KernelId kernel) {
-  if (!framework_.kernel(kernel).active) violation("policy assigned an SM to a kernel not in the active queue", sm, kernel);
+  if (!framework_.kernel(kernel).active)
+    violation("policy assigned an SM to a kernel not in the active queue", sm, kernel);
   SmStatus& status = framework_.sm(sm);
   if (status.state != SmState::kIdle) {
     violation(std::string("policy assigned a ") + to_string(status.state) + " SM", sm, kernel);
@@ -58,7 +59,8 @@ void SmDriver::assign_sm(SmId sm, KernelId kernel) {
 }
 
 void SmDriver::reserve_sm(SmId sm, KernelId next) {
-  if (!framework_.kernel(next).active) violation("policy reserved an SM for a kernel not in the active queue", sm, next);
+  if (!framework_.kernel(next).active)
+    violation("policy reserved an SM for a kernel not in the active queue", sm, next);
   SmStatus& status = framework_.sm(sm);
   if (status.state == SmState::kIdle) {
     assign_sm(sm, next);
@@ -134,7 +136,8 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
 void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) {
   const TimePs t = now();
   auto& state = tb_states_[index(kernel)][tb];
-  if (state != TbState::kRunning) violation("thread block " + std::to_string(tb) + " completed twice", sm, kernel);
+  if (state != TbState::kRunning)
+    violation("thread block " + std::to_string(tb) + " completed twice", sm, kernel);
   state = TbState::kDone;
   ++tbs_completed_;
   if (trace_ != nullptr) trace_->on_tb(sm, kernel, tb, start_ps, t);
@@ -166,7 +169,8 @@ void SmDriver::finish_kernel(KernelId kernel) {
   framework_.retire(kernel);
   for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
     auto& limits = framework_.sm(SmId{s}).limits;
-    limits.erase(std::remove_if(limits.begin(), limits.end(), [&](const ResidencyLimit& l) { return l.kernel == kernel; }),
+    limits.erase(std::remove_if(limits.begin(), limits.end(),
+                                [&](const ResidencyLimit& l) { return l.kernel == kernel; }),
                  limits.end());
   }
   policy_->on_kernel_finished(kernel, *this);
@@ -199,7 +203,8 @@ void SmDriver::settle_sm(SmId sm) {
     try_issue(sm);
   }
   if (status.state == SmState::kRunning && status.running_tbs == 0) {
-    if (!ports_[index(sm)]->usage().empty()) violation("SM resources not returned to zero", sm, *status.kernel);
+    if (!ports_[index(sm)]->usage().empty())
+      violation("SM resources not returned to zero", sm, *status.kernel);
     status.state = SmState::kIdle;
     status.kernel.reset();
     policy_->on_sm_idle(sm, *this);
@@ -209,13 +214,14 @@ void SmDriver::settle_sm(SmId sm) {
 void SmDriver::check_final_invariants() const {
   for (const KernelStatus& k : framework_.all_kernels()) {
     if (!k.finished()) {
-      violation("kernel did not finish: " + std::to_string(k.completed_tbs) + " of " + std::to_string(k.total_tbs) +
-                    " thread blocks completed",
+      violation("kernel did not finish: " + std::to_string(k.completed_tbs) + " of " +
+                    std::to_string(k.total_tbs) + " thread blocks completed",
                 SmId{0}, k.id);
     }
     const auto& states = tb_states_[index(k.id)];
     for (std::size_t tb = 0; tb < states.size(); ++tb) {
-      if (states[tb] != TbState::kDone) violation("thread block " + std::to_string(tb) + " never completed", SmId{0}, k.id);
+      if (states[tb] != TbState::kDone)
+        violation("thread block " + std::to_string(tb) + " never completed", SmId{0}, k.id);
     }
   }
   for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
@@ -238,14 +244,15 @@ void SmDriver::check_final_invariants() const {
 std::string SmDriver::describe(KernelId kernel) const {
   if (index(kernel) >= framework_.all_kernels().size()) return "#" + std::to_string(index(kernel));
   const KernelStatus& k = framework_.kernel(kernel);
-  std::string process = index(k.process) < hooks_.process_names.size() ? hooks_.process_names[index(k.process)] : "?";
+  std::string process =
+      index(k.process) < hooks_.process_names.size() ? hooks_.process_names[index(k.process)] : "?";
   return "'" + k.desc->name + "' (launch #" + std::to_string(index(kernel)) + ", process " + process + ")";
 }
 
 void SmDriver::violation(const std::string& what, SmId sm, KernelId kernel) const {
   std::ostringstream msg;
-  msg << "invariant violated at " << ns_from_ps(now()) << " ns on SM " << index(sm) << ", kernel " << describe(kernel)
-      << ": " << what;
+  msg << "invariant violated at " << ns_from_ps(now()) << " ns on SM " << index(sm) << ", kernel "
+      << describe(kernel) << ": " << what;
   throw InvariantViolation(msg.str());
 }
 

@@ -33,11 +33,11 @@ class TbTraceSink {
 class SmDriver final : public EngineControl, public TbCompletionListener {
  public:
   struct Hooks {
-    std::function<TimePs()> now;                        ///< simulated time
-    std::function<void(KernelId)> kernel_finished;      ///< to the execution engine
-    std::vector<std::string> process_names;             ///< for messages
-    std::function<void(SmId)> sm_changed;               ///< optional: SMST entry changed (VCD)
-    std::function<void()> progress;                     ///< optional: every 65536 completed TBs
+    std::function<TimePs()> now;                    ///< simulated time
+    std::function<void(KernelId)> kernel_finished;  ///< to the execution engine
+    std::vector<std::string> process_names;         ///< for messages
+    std::function<void(SmId)> sm_changed;           ///< optional: SMST entry changed (VCD)
+    std::function<void()> progress;                 ///< optional: every 65536 completed TBs
   };
 
   SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy, TbDurationMode duration_mode,
@@ -58,7 +58,9 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   [[nodiscard]] TimePs now() const override { return hooks_.now(); }
   [[nodiscard]] std::uint32_t num_sms() const override { return framework_.num_sms(); }
   [[nodiscard]] const SmStatus& sm(SmId id) const override { return framework_.sm(id); }
-  [[nodiscard]] const std::vector<KernelId>& active_kernels() const override { return framework_.active_queue(); }
+  [[nodiscard]] const std::vector<KernelId>& active_kernels() const override {
+    return framework_.active_queue();
+  }
   [[nodiscard]] const KernelStatus& kernel(KernelId id) const override { return framework_.kernel(id); }
   [[nodiscard]] bool can_issue(SmId sm, KernelId kernel) const override;
   [[nodiscard]] PreemptionMechanism preemption() const override { return PreemptionMechanism::kDrain; }
@@ -94,8 +96,8 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   std::unique_ptr<SchedulingPolicy> policy_;
   Hooks hooks_;
   std::vector<SmPort*> ports_;
-  std::vector<TbDurationModel> durations_;        ///< one seeded generator per SM
-  std::vector<std::vector<TbState>> tb_states_;   ///< per kernel, per thread block
+  std::vector<TbDurationModel> durations_;       ///< one seeded generator per SM
+  std::vector<std::vector<TbState>> tb_states_;  ///< per kernel, per thread block
   TbTraceSink* trace_ = nullptr;
   std::uint64_t tbs_issued_ = 0;
   std::uint64_t tbs_completed_ = 0;

@@ -4,9 +4,12 @@ namespace gpumux {
 
 const char* to_string(SmState state) {
   switch (state) {
-    case SmState::kIdle: return "idle";
-    case SmState::kRunning: return "running";
-    case SmState::kReserved: return "reserved";
+    case SmState::kIdle:
+      return "idle";
+    case SmState::kRunning:
+      return "running";
+    case SmState::kReserved:
+      return "reserved";
   }
   return "?";
 }

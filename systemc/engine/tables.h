@@ -22,19 +22,19 @@ struct KernelStatus {
   ProcessId process{};
   const KernelDesc* desc = nullptr;
   int priority = 0;
-  int tokens = 0;          ///< DSS token count (may go negative: debt)
-  TimePs launch_ps = 0;    ///< host submitted the launch command
-  TimePs arrival_ps = 0;   ///< entered the execution engine (execution queue)
-  TimePs admitted_ps = 0;  ///< entered the active queue / KSRT
+  int tokens = 0;            ///< DSS token count (may go negative: debt)
+  TimePs launch_ps = 0;      ///< host submitted the launch command
+  TimePs arrival_ps = 0;     ///< entered the execution engine (execution queue)
+  TimePs admitted_ps = 0;    ///< entered the active queue / KSRT
   TimePs start_ps = kNever;  ///< first thread block issued
   TimePs end_ps = kNever;    ///< last thread block completed
   std::uint32_t total_tbs = 0;
-  std::uint32_t next_tb = 0;       ///< next never-issued thread block index
-  std::uint32_t issued_tbs = 0;    ///< issues, including re-issues of preempted TBs
+  std::uint32_t next_tb = 0;     ///< next never-issued thread block index
+  std::uint32_t issued_tbs = 0;  ///< issues, including re-issues of preempted TBs
   std::uint32_t completed_tbs = 0;
   std::vector<std::uint32_t> preempted_tbs;  ///< PTBQ contents (issued before new TBs)
-  Occupancy occupancy;             ///< alone on one SM
-  bool active = false;             ///< holds a KSRT entry
+  Occupancy occupancy;                       ///< alone on one SM
+  bool active = false;                       ///< holds a KSRT entry
 
   [[nodiscard]] bool has_tbs_to_issue() const { return next_tb < total_tbs || !preempted_tbs.empty(); }
   [[nodiscard]] bool finished() const { return completed_tbs == total_tbs; }

@@ -25,10 +25,17 @@ void CommandDispatcher::dispatch() {
     command.issued_ps = now;
     enabled_[q] = false;
     switch (command.kind) {
-      case CommandKind::kHostToDevice: h2d_.accept(command); break;
-      case CommandKind::kDeviceToHost: d2h_.accept(command); break;
-      case CommandKind::kKernel: execution_.accept(command); break;
-      case CommandKind::kCpu: break;  // never queued: the host runs CPU phases itself
+      case CommandKind::kHostToDevice:
+        h2d_.accept(command);
+        break;
+      case CommandKind::kDeviceToHost:
+        d2h_.accept(command);
+        break;
+      case CommandKind::kKernel:
+        execution_.accept(command);
+        break;
+      case CommandKind::kCpu:
+        break;  // never queued: the host runs CPU phases itself
     }
   }
 }

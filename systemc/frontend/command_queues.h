@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <vector>
 
+#include <tlm_utils/simple_target_socket.h>
 #include <boost/circular_buffer.hpp>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include "core/gpu_config.h"
 #include "frontend/gpu_command.h"

@@ -7,11 +7,13 @@
 
 namespace gpumux {
 
-DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie, CommandCompletionListener& listener)
+DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie,
+                     CommandCompletionListener& listener)
     : sc_core::sc_module(name),
       socket("socket"),
       burst_bytes_(pcie.burst_bytes),
-      burst_pace_ps_(static_cast<TimePs>(static_cast<double>(pcie.burst_bytes) / pcie.bytes_per_second() * 1e12)),
+      burst_pace_ps_(
+          static_cast<TimePs>(static_cast<double>(pcie.burst_bytes) / pcie.bytes_per_second() * 1e12)),
       quantum_ps_(1'000'000),  // 1 us: bounds how far one copy runs ahead of other initiators
       listener_(listener) {
   spawn_thread("run", [this] { run(); });
@@ -37,7 +39,8 @@ void DmaEngine::run() {
 void DmaEngine::copy(const GpuCommand& command) {
   std::vector<unsigned char> burst(burst_bytes_);
   tlm::tlm_generic_payload payload;
-  payload.set_command(command.kind == CommandKind::kHostToDevice ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  payload.set_command(command.kind == CommandKind::kHostToDevice ? tlm::TLM_WRITE_COMMAND
+                                                                 : tlm::TLM_READ_COMMAND);
   payload.set_data_ptr(burst.data());
   payload.set_streaming_width(burst_bytes_);
   payload.set_byte_enable_ptr(nullptr);

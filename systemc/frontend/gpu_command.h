@@ -13,15 +13,15 @@
 namespace gpumux {
 
 struct GpuCommand {
-  std::uint64_t id = 0;          ///< unique within a run, in submission order
+  std::uint64_t id = 0;  ///< unique within a run, in submission order
   CommandKind kind = CommandKind::kKernel;
   ProcessId process{};
-  std::uint32_t stream = 0;      ///< global stream index (all processes)
-  std::uint32_t queue = 0;       ///< hardware queue the driver mapped the stream to
-  std::uint64_t bytes = 0;       ///< copies
+  std::uint32_t stream = 0;  ///< global stream index (all processes)
+  std::uint32_t queue = 0;   ///< hardware queue the driver mapped the stream to
+  std::uint64_t bytes = 0;   ///< copies
   const KernelDesc* kernel = nullptr;
-  TimePs queued_ps = 0;          ///< entered the hardware queue
-  TimePs issued_ps = 0;          ///< dispatcher issued it to its engine
+  TimePs queued_ps = 0;  ///< entered the hardware queue
+  TimePs issued_ps = 0;  ///< dispatcher issued it to its engine
 };
 
 /// Carries a GpuCommand in the generic payload of the host's doorbell write.

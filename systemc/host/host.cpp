@@ -68,9 +68,11 @@ void Host::stream_run(std::uint32_t stream, const StreamSpec& spec) {
       continue;
     }
     const std::uint32_t launches = command.kind == CommandKind::kKernel ? command.launches : 1;
-    state.waiting_on = std::string(to_string(command.kind)) +
-                       (command.kernel ? " '" + command.kernel->name + "'" : " of " + std::to_string(command.bytes) + " B");
-    for (std::uint32_t i = 0; i < launches; ++i) submit(stream, command.kind, command.bytes, command.kernel.get());
+    state.waiting_on =
+        std::string(to_string(command.kind)) +
+        (command.kernel ? " '" + command.kernel->name + "'" : " of " + std::to_string(command.bytes) + " B");
+    for (std::uint32_t i = 0; i < launches; ++i)
+      submit(stream, command.kind, command.bytes, command.kernel.get());
     while (state.outstanding > 0) sc_core::wait(state.done);
   }
   state.running = false;
@@ -98,7 +100,8 @@ void Host::submit(std::uint32_t stream, CommandKind kind, std::uint64_t bytes, c
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   socket->b_transport(payload, delay);
   if (payload.is_response_error()) {
-    SC_REPORT_FATAL("gpumux/host", ("command queue rejected a command: " + payload.get_response_string()).c_str());
+    SC_REPORT_FATAL("gpumux/host",
+                    ("command queue rejected a command: " + payload.get_response_string()).c_str());
   }
   sc_core::wait(delay);
 }
@@ -113,9 +116,9 @@ std::vector<std::string> Host::unfinished() const {
   for (std::uint32_t s = 0; s < streams_.size(); ++s) {
     const StreamState& state = streams_[s];
     if (state.running) {
-      lines.push_back("process '" + workload_.processes[index(state.process)].name + "' stream " + std::to_string(s) +
-                      " waits for " + state.waiting_on + " (" + std::to_string(state.outstanding) +
-                      " command(s) outstanding)");
+      lines.push_back("process '" + workload_.processes[index(state.process)].name + "' stream " +
+                      std::to_string(s) + " waits for " + state.waiting_on + " (" +
+                      std::to_string(state.outstanding) + " command(s) outstanding)");
     }
   }
   return lines;

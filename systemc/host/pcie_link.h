@@ -4,11 +4,11 @@
 // the downstream direction; device-to-host copies use the upstream one. It is the interconnect of
 // the TLM model: host -> command queues, DMA engines -> memory controller.
 
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include "core/bandwidth_channel.h"
 #include "core/gpu_config.h"
@@ -17,10 +17,10 @@ namespace gpumux {
 
 class PcieLink final : public sc_core::sc_module {
  public:
-  tlm_utils::simple_target_socket<PcieLink> host_socket;       ///< command doorbell writes from the host
+  tlm_utils::simple_target_socket<PcieLink> host_socket;            ///< command doorbell writes from the host
   tlm_utils::multi_passthrough_target_socket<PcieLink> dma_socket;  ///< copy bursts from the DMA engines
-  tlm_utils::simple_initiator_socket<PcieLink> frontend_socket;  ///< to the command queues
-  tlm_utils::simple_initiator_socket<PcieLink> memory_socket;    ///< to the memory controller
+  tlm_utils::simple_initiator_socket<PcieLink> frontend_socket;     ///< to the command queues
+  tlm_utils::simple_initiator_socket<PcieLink> memory_socket;       ///< to the memory controller
 
   PcieLink(const sc_core::sc_module_name& name, const PcieConfig& config);
 

@@ -18,9 +18,11 @@ TimePs MemoryController::serve(std::uint32_t initiator, std::uint64_t bytes, Tim
   return slot.deliver_ps;
 }
 
-void MemoryController::b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+void MemoryController::b_transport(int initiator, tlm::tlm_generic_payload& payload,
+                                   sc_core::sc_time& delay) {
   const TimePs now = sc_core::sc_time_stamp().value();
-  const TimePs done = serve(static_cast<std::uint32_t>(initiator), payload.get_data_length(), now + delay.value());
+  const TimePs done =
+      serve(static_cast<std::uint32_t>(initiator), payload.get_data_length(), now + delay.value());
   delay = sc_core::sc_time::from_value(done - now);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }

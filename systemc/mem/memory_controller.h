@@ -11,9 +11,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include "core/bandwidth_channel.h"
 #include "core/gpu_config.h"

@@ -43,7 +43,8 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   for (const auto& p : j.at("processes")) {
     ProcessResult pr;
     pr.name = p.at("name").get<std::string>();
-    for (const auto& run : p.at("runs")) pr.runs.push_back({run.at(0).get<TimePs>(), run.at(1).get<TimePs>()});
+    for (const auto& run : p.at("runs"))
+      pr.runs.push_back({run.at(0).get<TimePs>(), run.at(1).get<TimePs>()});
     r.processes.push_back(std::move(pr));
   }
   r.kernels.clear();
@@ -54,9 +55,10 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   }
   r.commands.clear();
   for (const auto& c : j.at("commands")) {
-    r.commands.push_back({c.at(0).get<std::uint8_t>(), c.at(1).get<std::uint32_t>(), c.at(2).get<std::uint32_t>(),
-                          c.at(3).get<std::uint32_t>(), c.at(4).get<std::uint64_t>(), c.at(5).get<TimePs>(),
-                          c.at(6).get<TimePs>(), c.at(7).get<TimePs>()});
+    r.commands.push_back({c.at(0).get<std::uint8_t>(), c.at(1).get<std::uint32_t>(),
+                          c.at(2).get<std::uint32_t>(), c.at(3).get<std::uint32_t>(),
+                          c.at(4).get<std::uint64_t>(), c.at(5).get<TimePs>(), c.at(6).get<TimePs>(),
+                          c.at(7).get<TimePs>()});
   }
   r.sms.clear();
   for (const auto& s : j.at("sms")) {

@@ -62,7 +62,7 @@ struct MemoryRecord {
 struct RunResult {
   std::string policy;
   std::uint64_t seed = 0;
-  TimePs end_ps = 0;                 ///< simulated time when the last process finished
+  TimePs end_ps = 0;  ///< simulated time when the last process finished
   std::uint64_t tbs_issued = 0;
   std::uint64_t tbs_completed = 0;
   std::uint64_t commands_completed = 0;
@@ -71,7 +71,7 @@ struct RunResult {
   std::vector<CommandTrace> commands;  ///< copies and kernel launches, in completion order
   std::vector<SmRecord> sms;
   MemoryRecord memory;
-  double wall_seconds = 0;           ///< host time; never written to stats.json (determinism)
+  double wall_seconds = 0;  ///< host time; never written to stats.json (determinism)
 };
 
 void to_json(nlohmann::json& j, const RunResult& r);

@@ -38,11 +38,13 @@ nlohmann::json stats_json(const RunReport& report) {
   j["seed"] = r.seed;
   j["simulated_ns"] = ns(r.end_ps);
   j["simulated_cycles"] = gpu.ps_to_cycles(r.end_ps);
-  j["metrics"] = {{"stp", report.metrics.stp}, {"antt", report.metrics.antt}, {"fairness", report.metrics.fairness}};
+  j["metrics"] = {
+      {"stp", report.metrics.stp}, {"antt", report.metrics.antt}, {"fairness", report.metrics.fairness}};
   json processes = json::array();
   for (std::size_t p = 0; p < r.processes.size(); ++p) {
     json runs = json::array();
-    for (const auto& run : r.processes[p].runs) runs.push_back({{"start_ns", ns(run.start_ps)}, {"end_ns", ns(run.end_ps)}});
+    for (const auto& run : r.processes[p].runs)
+      runs.push_back({{"start_ns", ns(run.start_ps)}, {"end_ns", ns(run.end_ps)}});
     processes.push_back({{"name", r.processes[p].name},
                          {"isolated_ns", ns(report.isolated_ps[p])},
                          {"turnaround_ns", ns(mean_turnaround_ps(r.processes[p]))},
@@ -67,7 +69,8 @@ nlohmann::json stats_json(const RunReport& report) {
     sms.push_back({{"id", s.id},
                    {"busy_ns", ns(s.busy_ps)},
                    {"busy_cycles", gpu.ps_to_cycles(s.busy_ps)},
-                   {"utilization", r.end_ps == 0 ? 0.0 : static_cast<double>(s.busy_ps) / static_cast<double>(r.end_ps)},
+                   {"utilization",
+                    r.end_ps == 0 ? 0.0 : static_cast<double>(s.busy_ps) / static_cast<double>(r.end_ps)},
                    {"thread_blocks", s.thread_blocks}});
   }
   j["sms"] = sms;
@@ -85,13 +88,14 @@ nlohmann::json stats_json(const RunReport& report) {
 void print_summary(std::ostream& out, const RunReport& report) {
   const RunResult& r = *report.multiprogram;
   char line[256];
-  std::snprintf(line, sizeof line, "gpumux: %s on %s, policy %s, seed %llu: %.3f ms simulated, %llu thread blocks\n",
+  std::snprintf(line, sizeof line,
+                "gpumux: %s on %s, policy %s, seed %llu: %.3f ms simulated, %llu thread blocks\n",
                 report.workload->name.c_str(), report.gpu->name.c_str(), r.policy.c_str(),
                 static_cast<unsigned long long>(r.seed), ns(r.end_ps) / 1e6,
                 static_cast<unsigned long long>(r.tbs_completed));
   out << line << '\n';
-  std::snprintf(line, sizeof line, "  %-20s %6s %16s %16s %8s\n", "process", "runs", "isolated (us)", "turnaround (us)",
-                "NTT");
+  std::snprintf(line, sizeof line, "  %-20s %6s %16s %16s %8s\n", "process", "runs", "isolated (us)",
+                "turnaround (us)", "NTT");
   out << line;
   for (std::size_t p = 0; p < r.processes.size(); ++p) {
     std::snprintf(line, sizeof line, "  %-20s %6zu %16.1f %16.1f %8.3f\n", r.processes[p].name.c_str(),
@@ -99,8 +103,8 @@ void print_summary(std::ostream& out, const RunReport& report) {
                   ns(mean_turnaround_ps(r.processes[p])) / 1e3, report.metrics.ntt[p]);
     out << line;
   }
-  std::snprintf(line, sizeof line, "\n  STP %.3f   ANTT %.3f   fairness %.3f\n", report.metrics.stp, report.metrics.antt,
-                report.metrics.fairness);
+  std::snprintf(line, sizeof line, "\n  STP %.3f   ANTT %.3f   fairness %.3f\n", report.metrics.stp,
+                report.metrics.antt, report.metrics.fairness);
   out << line;
 }
 

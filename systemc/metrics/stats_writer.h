@@ -24,8 +24,8 @@ struct RunReport {
 };
 
 /// Builds the report: computes T^MP from the multiprogram run and the metrics.
-[[nodiscard]] RunReport make_report(const GpuConfig& gpu, const Workload& workload, const RunResult& multiprogram,
-                                    const std::vector<RunResult>& isolated);
+[[nodiscard]] RunReport make_report(const GpuConfig& gpu, const Workload& workload,
+                                    const RunResult& multiprogram, const std::vector<RunResult>& isolated);
 
 [[nodiscard]] nlohmann::json stats_json(const RunReport& report);
 void print_summary(std::ostream& out, const RunReport& report);

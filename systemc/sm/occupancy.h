@@ -21,9 +21,9 @@ struct TbFootprint {
 };
 
 struct Occupancy {
-  std::uint32_t tbs_per_sm = 0;             ///< 0 when one TB does not fit
-  std::uint32_t shared_memory_config = 0;   ///< chosen carve-out in bytes (0 if none fits)
-  std::string limited_by;                   ///< "registers", "shared_memory", "threads", "warps", "thread_blocks"
+  std::uint32_t tbs_per_sm = 0;            ///< 0 when one TB does not fit
+  std::uint32_t shared_memory_config = 0;  ///< chosen carve-out in bytes (0 if none fits)
+  std::string limited_by;  ///< "registers", "shared_memory", "threads", "warps", "thread_blocks"
   TbFootprint footprint;
 };
 

@@ -14,7 +14,8 @@ namespace gpumux {
 
 class TbDurationModel {
  public:
-  TbDurationModel(TbDurationMode mode, std::uint64_t seed, std::uint64_t stream) : mode_(mode), rng_(seed, stream) {}
+  TbDurationModel(TbDurationMode mode, std::uint64_t seed, std::uint64_t stream)
+      : mode_(mode), rng_(seed, stream) {}
 
   TimePs draw(const TbTimeProfile& profile) {
     if (mode_ == TbDurationMode::kFixed || profile.rsd_percent <= 0.0) return at_least_one(profile.mean_ps);

@@ -2,15 +2,16 @@
 
 namespace gpumux {
 
-GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& spec, std::function<void()> progress)
+GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& spec,
+                     std::function<void()> progress)
     : sc_core::sc_module(name) {
   memory_ = std::make_unique<MemoryController>("memory_controller", spec.gpu.memory);
   pcie_ = std::make_unique<PcieLink>("pcie", spec.gpu.pcie);
   queues_ = std::make_unique<CommandQueues>("command_queues", spec.gpu.frontend);
   host_ = std::make_unique<Host>("host", spec.workload, spec.gpu);
   engine_ = std::make_unique<ExecutionEngine>("execution_engine", spec.gpu, spec.workload,
-                                              create_policy(spec.policy, spec.policy_options), spec.seed, *this,
-                                              std::move(progress));
+                                              create_policy(spec.policy, spec.policy_options), spec.seed,
+                                              *this, std::move(progress));
   h2d_ = std::make_unique<DmaEngine>("dma_h2d", spec.gpu.pcie, *this);
   if (spec.gpu.frontend.copy_engines > 1) d2h_ = std::make_unique<DmaEngine>("dma_d2h", spec.gpu.pcie, *this);
   dispatcher_ = std::make_unique<CommandDispatcher>("command_dispatcher", *queues_, *engine_, *h2d_,
@@ -49,10 +50,12 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
                          k.occupancy.tbs_per_sm});
   }
   for (const CommandRecord& c : dispatcher_->records()) {
-    r.commands.push_back({static_cast<std::uint8_t>(c.command.kind), index(c.command.process), c.command.stream,
-                          c.command.queue, c.command.bytes, c.command.queued_ps, c.command.issued_ps, c.done_ps});
+    r.commands.push_back({static_cast<std::uint8_t>(c.command.kind), index(c.command.process),
+                          c.command.stream, c.command.queue, c.command.bytes, c.command.queued_ps,
+                          c.command.issued_ps, c.done_ps});
   }
-  for (const auto& sm : engine_->sms()) r.sms.push_back({index(sm->id()), sm->busy_ps(), sm->tbs_completed()});
+  for (const auto& sm : engine_->sms())
+    r.sms.push_back({index(sm->id()), sm->busy_ps(), sm->tbs_completed()});
   r.memory.bytes = memory_->channel().bytes();
   r.memory.transactions = memory_->transactions();
   r.memory.busy_ps = memory_->channel().busy_ps();

@@ -61,7 +61,8 @@ RunResult simulate_in_this_process(const SimulationSpec& spec) {
   const auto wall_start = std::chrono::steady_clock::now();
   ProgressLine progress(spec.progress);
   GpuSystem* system_ptr = nullptr;
-  auto system = std::make_unique<GpuSystem>("gpu", spec, [&] { progress.tick(system_ptr->engine().driver()); });
+  auto system =
+      std::make_unique<GpuSystem>("gpu", spec, [&] { progress.tick(system_ptr->engine().driver()); });
   system_ptr = system.get();
 
   TimelineRecorder timeline;
@@ -87,7 +88,8 @@ RunResult simulate_in_this_process(const SimulationSpec& spec) {
     for (std::uint32_t s = 0; s < driver.num_sms(); ++s) {
       const SmStatus& sm = driver.sm(SmId{s});
       if (sm.running_tbs > 0 || sm.state != SmState::kIdle) {
-        msg << "\n  SM " << s << " is " << to_string(sm.state) << " with " << sm.running_tbs << " thread blocks";
+        msg << "\n  SM " << s << " is " << to_string(sm.state) << " with " << sm.running_tbs
+            << " thread blocks";
       }
     }
     throw InvariantViolation(msg.str());

@@ -5,9 +5,9 @@
 #include <memory>
 #include <vector>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "core/processes.h"
 #include "mem/memory_controller.h"
@@ -63,7 +63,8 @@ nlohmann::json stream(std::uint32_t initiators, std::uint64_t bytes_each, double
     const auto pace = static_cast<TimePs>(4096.0 / (gb_per_s * 1e9) * 1e12);
     std::vector<std::unique_ptr<StreamingInitiator>> list;
     for (std::uint32_t i = 0; i < initiators; ++i) {
-      list.push_back(std::make_unique<StreamingInitiator>(("init" + std::to_string(i)).c_str(), bytes_each, pace));
+      list.push_back(
+          std::make_unique<StreamingInitiator>(("init" + std::to_string(i)).c_str(), bytes_each, pace));
       list.back()->socket.bind(mc->socket);
     }
     sc_core::sc_start();

@@ -48,8 +48,9 @@ TEST(Model, SingleKernelFollowsTheStaircase) {
 
 TEST(Model, CommandsOfOneStreamRunInOrder) {
   auto k = test::kernel("k", 100, 5.0);
-  const RunResult r = simulate(spec_for(one_process({StreamSpec{
-      {test::copy(CommandKind::kHostToDevice, 1 << 20), test::launch(k), test::copy(CommandKind::kDeviceToHost, 1 << 20)}}})));
+  const RunResult r = simulate(
+      spec_for(one_process({StreamSpec{{test::copy(CommandKind::kHostToDevice, 1 << 20), test::launch(k),
+                                        test::copy(CommandKind::kDeviceToHost, 1 << 20)}}})));
   ASSERT_EQ(r.commands.size(), 3U);
   EXPECT_EQ(r.commands[0].kind, static_cast<std::uint8_t>(CommandKind::kHostToDevice));
   EXPECT_EQ(r.commands[1].kind, static_cast<std::uint8_t>(CommandKind::kKernel));

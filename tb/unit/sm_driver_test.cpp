@@ -18,8 +18,10 @@ class FakeSm final : public SmPort {
  public:
   explicit FakeSm(const SmResources& limits) : limits_(limits) {}
   [[nodiscard]] bool fits(const TbFootprint& f, std::uint32_t config) const override {
-    return usage_.thread_blocks + 1 <= limits_.max_thread_blocks && usage_.registers + f.registers <= limits_.registers &&
-           usage_.threads + f.threads <= limits_.max_threads && usage_.shared_memory + f.shared_memory <= config;
+    return usage_.thread_blocks + 1 <= limits_.max_thread_blocks &&
+           usage_.registers + f.registers <= limits_.registers &&
+           usage_.threads + f.threads <= limits_.max_threads &&
+           usage_.shared_memory + f.shared_memory <= config;
   }
   void start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& f, std::uint32_t, TimePs) override {
     usage_.thread_blocks++;

@@ -40,7 +40,9 @@ TEST(Validation, ParboilKernelTimesMatchTanasicTable1) {
   }
   const std::vector<RunResult> results = simulate_all(specs, 2);
 
-  std::printf("| benchmark | kernel | TBs | TBs/SM (model) | TBs/SM (Table 1) | TB time (us, model) | kernel time (us, model) | Avg. Time (us, Table 1) | difference |\n");
+  std::printf(
+      "| benchmark | kernel | TBs | TBs/SM (model) | TBs/SM (Table 1) | TB time (us, model) | kernel time "
+      "(us, model) | Avg. Time (us, Table 1) | difference |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const KernelDesc& k = *kernels[i];
@@ -49,11 +51,12 @@ TEST(Validation, ParboilKernelTimesMatchTanasicTable1) {
     const double model_us = static_cast<double>(rec.end_ps - rec.start_ps) / 1e6;
     const double paper_us = k.reference.at("avg_time_us");
     const double diff = (model_us - paper_us) / paper_us;
-    std::printf("| %s | %s | %u | %u | %.0f | %.2f | %.2f | %.2f | %+.2f%% |\n", k.benchmark.c_str(), k.name.c_str(),
-                k.thread_blocks, rec.tbs_per_sm, k.reference.at("tbs_per_sm"), ns_from_ps(k.tb_time.mean_ps) / 1e3,
-                model_us, paper_us, 100.0 * diff);
+    std::printf("| %s | %s | %u | %u | %.0f | %.2f | %.2f | %.2f | %+.2f%% |\n", k.benchmark.c_str(),
+                k.name.c_str(), k.thread_blocks, rec.tbs_per_sm, k.reference.at("tbs_per_sm"),
+                ns_from_ps(k.tb_time.mean_ps) / 1e3, model_us, paper_us, 100.0 * diff);
     EXPECT_EQ(rec.tbs_per_sm, static_cast<std::uint32_t>(k.reference.at("tbs_per_sm"))) << k.name;
-    EXPECT_LE(std::abs(diff), 0.02) << k.name << ": model " << model_us << " us, Table 1 " << paper_us << " us";
+    EXPECT_LE(std::abs(diff), 0.02) << k.name << ": model " << model_us << " us, Table 1 " << paper_us
+                                    << " us";
   }
 }
 

@@ -40,7 +40,9 @@ TEST(Validation, ErcbenchIsolatedRuntimesMatchPaiTable3) {
   }
   const std::vector<RunResult> results = simulate_all(specs, 2);
 
-  std::printf("| kernel | R | blocks | mean t (cycles) | model runtime (cycles) | Pai Table 3 runtime | difference |\n");
+  std::printf(
+      "| kernel | R | blocks | mean t (cycles) | model runtime (cycles) | Pai Table 3 runtime | difference "
+      "|\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const KernelDesc& k = *kernels[i];
@@ -50,8 +52,8 @@ TEST(Validation, ErcbenchIsolatedRuntimesMatchPaiTable3) {
     ASSERT_TRUE(k.reference.count("runtime_cycles")) << k.name;
     const double paper = k.reference.at("runtime_cycles");
     const double diff = (model - paper) / paper;
-    std::printf("| %s | %u | %u | %.0f | %.0f | %.0f | %+.2f%% |\n", k.name.c_str(), rec.tbs_per_sm, k.thread_blocks,
-                gpu.ps_to_cycles(k.tb_time.mean_ps), model, paper, 100.0 * diff);
+    std::printf("| %s | %u | %u | %.0f | %.0f | %.0f | %+.2f%% |\n", k.name.c_str(), rec.tbs_per_sm,
+                k.thread_blocks, gpu.ps_to_cycles(k.tb_time.mean_ps), model, paper, 100.0 * diff);
     EXPECT_LE(std::abs(diff), 0.07) << k.name << ": model " << model << " cycles, paper " << paper;
     ASSERT_TRUE(k.reference.count("residency")) << k.name;
     EXPECT_EQ(rec.tbs_per_sm, static_cast<std::uint32_t>(k.reference.at("residency"))) << k.name;
