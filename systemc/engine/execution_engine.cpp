@@ -28,7 +28,7 @@ void ExecutionEngine::accept(const GpuCommand& command) {
   status.process = command.process;
   status.desc = command.kernel;
   status.priority = process.priority;
-  status.tokens = process.tokens.value_or(0);
+  status.os_tokens = process.tokens;
   status.launch_ps = command.queued_ps;
   command_of_kernel_.push_back(command);  // the driver numbers launches in the same order
   driver_->launch(std::move(status));

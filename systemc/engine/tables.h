@@ -22,7 +22,7 @@ struct KernelStatus {
   ProcessId process{};
   const KernelDesc* desc = nullptr;
   int priority = 0;
-  int tokens = 0;            ///< DSS token count (may go negative: debt)
+  std::optional<int> os_tokens;  ///< token budget the OS gave the process (workload `tokens`), if any
   TimePs launch_ps = 0;      ///< host submitted the launch command
   TimePs arrival_ps = 0;     ///< entered the execution engine (execution queue)
   TimePs admitted_ps = 0;    ///< entered the active queue / KSRT
@@ -35,6 +35,7 @@ struct KernelStatus {
   std::vector<std::uint32_t> preempted_tbs;  ///< PTBQ contents (issued before new TBs)
   Occupancy occupancy;                       ///< alone on one SM
   bool active = false;                       ///< holds a KSRT entry
+  std::uint32_t ksrt_slot = 0;               ///< its KSRT entry while active (0 .. capacity-1)
 
   [[nodiscard]] bool has_tbs_to_issue() const { return next_tb < total_tbs || !preempted_tbs.empty(); }
   [[nodiscard]] bool finished() const { return completed_tbs == total_tbs; }
