@@ -5,7 +5,7 @@
 namespace gpumux {
 
 SchedulingFramework::SchedulingFramework(std::uint32_t num_sms, std::uint32_t active_capacity)
-    : smst_(num_sms), active_capacity_(active_capacity) {
+    : smst_(num_sms), slot_used_(active_capacity, false), active_capacity_(active_capacity) {
   for (std::uint32_t s = 0; s < num_sms; ++s) smst_[s].id = SmId{s};
 }
 
@@ -24,6 +24,10 @@ std::vector<KernelId> SchedulingFramework::admit_waiting(TimePs now) {
     execution_queue_.pop_front();
     KernelStatus& k = kernels_[index(id)];
     k.active = true;
+    // The lowest free KSRT entry: stable for the kernel's lifetime, as a hardware table index is.
+    k.ksrt_slot = 0;
+    while (slot_used_[k.ksrt_slot]) ++k.ksrt_slot;
+    slot_used_[k.ksrt_slot] = true;
     k.admitted_ps = now;
     active_.push_back(id);
     admitted.push_back(id);
@@ -33,6 +37,7 @@ std::vector<KernelId> SchedulingFramework::admit_waiting(TimePs now) {
 
 void SchedulingFramework::retire(KernelId kernel) {
   kernels_[index(kernel)].active = false;
+  slot_used_[kernels_[index(kernel)].ksrt_slot] = false;
   active_.erase(std::remove(active_.begin(), active_.end(), kernel), active_.end());
 }
 

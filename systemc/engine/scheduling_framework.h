@@ -36,6 +36,7 @@ class SchedulingFramework {
   std::vector<KernelStatus> kernels_;  ///< every launch of the run, indexed by KernelId
   std::deque<KernelId> execution_queue_;
   std::vector<KernelId> active_;  ///< active queue (admission order)
+  std::vector<bool> slot_used_;   ///< KSRT entries in use
   std::vector<SmStatus> smst_;
   std::uint32_t active_capacity_;
 };

@@ -63,7 +63,11 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   }
   [[nodiscard]] const KernelStatus& kernel(KernelId id) const override { return framework_.kernel(id); }
   [[nodiscard]] bool can_issue(SmId sm, KernelId kernel) const override;
-  [[nodiscard]] PreemptionMechanism preemption() const override { return PreemptionMechanism::kDrain; }
+  [[nodiscard]] PreemptionMechanism preemption() const override { return preemption_; }
+  [[nodiscard]] std::uint32_t num_contexts() const override {
+    return static_cast<std::uint32_t>(hooks_.process_names.size());
+  }
+  [[nodiscard]] std::uint32_t active_capacity() const override { return framework_.active_capacity(); }
 
   // EngineControl: the actions
   void assign_sm(SmId sm, KernelId kernel) override;
@@ -99,6 +103,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   std::vector<TbDurationModel> durations_;       ///< one seeded generator per SM
   std::vector<std::vector<TbState>> tb_states_;  ///< per kernel, per thread block
   TbTraceSink* trace_ = nullptr;
+  PreemptionMechanism preemption_ = PreemptionMechanism::kDrain;
   std::uint64_t tbs_issued_ = 0;
   std::uint64_t tbs_completed_ = 0;
 };

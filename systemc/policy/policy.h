@@ -43,6 +43,10 @@ class EngineControl {
   /// TBs left, the SM is not reserved, resources, residency limit and resident-kernel count allow.
   [[nodiscard]] virtual bool can_issue(SmId sm, KernelId kernel) const = 0;
   [[nodiscard]] virtual PreemptionMechanism preemption() const = 0;
+  /// Number of processes (GPU contexts) in the workload: DSS equal sharing divides SMs by it.
+  [[nodiscard]] virtual std::uint32_t num_contexts() const = 0;
+  /// Entries of the active queue / KSRT (N_SM in Tanasic's design).
+  [[nodiscard]] virtual std::uint32_t active_capacity() const = 0;
 
   // --- actions ---------------------------------------------------------------------------------
   /// Set up an idle SM for `kernel` and start issuing its thread blocks.
