@@ -5,7 +5,7 @@
 namespace gpumux {
 
 SchedulingFramework::SchedulingFramework(std::uint32_t num_sms, std::uint32_t active_capacity)
-    : smst_(num_sms), slot_used_(active_capacity, false), active_capacity_(active_capacity) {
+    : slot_used_(active_capacity, false), smst_(num_sms), active_capacity_(active_capacity) {
   for (std::uint32_t s = 0; s < num_sms; ++s) smst_[s].id = SmId{s};
 }
 
