@@ -5,11 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "policy/policy.h"
+
 namespace gpumux {
 
 int run_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
 int bench_command(const std::vector<std::string>& args);
+
+/// "context-switch" or "drain"; InputError otherwise.
+[[nodiscard]] PreemptionMechanism parse_preemption(const std::string& text);
 
 /// Directory holding gpus/, kernels/, workloads/: $GPUMUX_CONFIG_DIR, else the source tree's configs/.
 [[nodiscard]] std::string config_dir();

@@ -23,11 +23,18 @@ namespace gpumux {
 
 namespace po = boost::program_options;
 
+PreemptionMechanism parse_preemption(const std::string& text) {
+  if (text == "context-switch") return PreemptionMechanism::kContextSwitch;
+  if (text == "drain") return PreemptionMechanism::kDrain;
+  throw InputError("--preemption must be context-switch or drain, not '" + text + "'");
+}
+
 int run_command(const std::vector<std::string>& args) {
   po::options_description options("gpumux run options");
   std::string gpu_path;
   std::string workload_path;
   std::string policy = "fcfs";
+  std::string preemption = "context-switch";
   std::uint64_t seed = 1;
   std::string out_dir;
   std::string vcd;
@@ -38,6 +45,8 @@ int run_command(const std::vector<std::string>& args) {
       "workload", po::value(&workload_path)->required(), "workload (configs/workloads/*.yaml)")(
       "policy", po::value(&policy)->default_value("fcfs"),
       "thread-block scheduling policy (gpumux list policies)")(
+      "preemption", po::value(&preemption)->default_value("context-switch"),
+      "how policies that preempt take an SM: context-switch or drain (Tanasic 3.2)")(
       "seed", po::value(&seed)->default_value(1), "random seed (same inputs and seed => identical stats)")(
       "out", po::value(&out_dir), "output directory for stats.json (default out/<workload name>)")(
       "vcd", po::value(&vcd), "write a VCD waveform (GTKWave) of SM states, queues and memory load")(
@@ -59,6 +68,7 @@ int run_command(const std::vector<std::string>& args) {
   const bool quiet = vm.count("quiet") != 0U;
 
   try {
+    (void)parse_preemption(preemption);  // usage errors before any work
     const GpuConfig gpu = load_gpu_config(gpu_path);
     const Workload workload = load_workload(workload_path, gpu);
     if (find_policy(policy) == nullptr) (void)create_policy(policy);  // throws InputError listing names
@@ -77,6 +87,7 @@ int run_command(const std::vector<std::string>& args) {
     spec.gpu = gpu;
     spec.workload = workload;
     spec.policy = policy;
+    spec.preemption = parse_preemption(preemption);
     spec.seed = seed;
     spec.vcd_path = vcd;
     spec.timeline_path = timeline;

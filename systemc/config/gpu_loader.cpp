@@ -68,6 +68,23 @@ PcieConfig read_pcie(const YamlNode& node) {
   return pcie;
 }
 
+ContextSwitchConfig read_context_switch(const YamlMap& parent) {
+  ContextSwitchConfig cs;
+  const auto node = parent.optional("context_switch");
+  if (!node) return cs;
+  const YamlMap m(*node, {"bandwidth_share", "burst_bytes"});
+  const std::string share = m.optional_string("bandwidth_share", "per_sm");
+  if (share == "per_sm") {
+    cs.per_sm_share = true;
+  } else if (share == "full") {
+    cs.per_sm_share = false;
+  } else {
+    m.required("bandwidth_share").fail("must be per_sm or full, not '" + share + "'");
+  }
+  cs.burst_bytes = m.optional_u32("burst_bytes", cs.burst_bytes);
+  return cs;
+}
+
 FrontendConfig read_frontend(const YamlMap& parent) {
   FrontendConfig fe;
   const auto node = parent.optional("frontend");
@@ -88,7 +105,7 @@ FrontendConfig read_frontend(const YamlMap& parent) {
 GpuConfig load_gpu_config(const std::string& path) {
   const YamlNode root = config::load_yaml_file(path);
   const YamlMap m(root, {"name", "sms", "core_clock_mhz", "warp_size", "sm", "memory", "pcie", "frontend",
-                         "active_kernels"});
+                         "active_kernels", "context_switch"});
   GpuConfig gpu;
   gpu.source_file = path;
   gpu.name = m.required_string("name");
@@ -99,6 +116,7 @@ GpuConfig load_gpu_config(const std::string& path) {
   gpu.memory = read_memory(m.required("memory"));
   gpu.pcie = read_pcie(m.required("pcie"));
   gpu.frontend = read_frontend(m);
+  gpu.context_switch = read_context_switch(m);
   // The active queue / KSRT has N_SM entries in the hardware (Tanasic 3.3) unless the file says otherwise.
   gpu.active_kernels = m.optional_u32("active_kernels", gpu.num_sms);
   return gpu;

@@ -50,6 +50,14 @@ struct FrontendConfig {
   std::uint32_t copy_engines = 2;     ///< 1: one DMA engine for both directions; 2: one per direction
 };
 
+/// Context switch (Tanasic 3.2): how a preempted SM saves and restores thread-block contexts.
+struct ContextSwitchConfig {
+  /// true: a saving or restoring SM streams at 1/N_SM of the memory bandwidth, its share when every SM
+  /// does the same (the assumption behind Tanasic Table 1's Save Time); false: it may use it all.
+  bool per_sm_share = true;
+  std::uint32_t burst_bytes = 4096;  ///< size of the save/restore memory transactions
+};
+
 struct GpuConfig {
   std::string name;
   std::string source_file;
@@ -60,6 +68,7 @@ struct GpuConfig {
   MemoryConfig memory;
   PcieConfig pcie;
   FrontendConfig frontend;
+  ContextSwitchConfig context_switch;
   /// Entries of the active queue / KSRT; the hardware sizes them to N_SM (Tanasic 3.3).
   std::uint32_t active_kernels = 0;
 

@@ -13,6 +13,7 @@ SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> polic
       framework_(gpu.num_sms, gpu.active_kernels == 0 ? gpu.num_sms : gpu.active_kernels),
       policy_(std::move(policy)),
       hooks_(std::move(hooks)) {
+  open_preemption_.assign(gpu.num_sms, kNoRecord);
   durations_.reserve(gpu.num_sms);
   for (std::uint32_t s = 0; s < gpu.num_sms; ++s) durations_.emplace_back(duration_mode, seed, 0x5300 + s);
 }
@@ -66,11 +67,46 @@ void SmDriver::reserve_sm(SmId sm, KernelId next) {
     assign_sm(sm, next);
     return;
   }
-  // Draining (Tanasic 3.2): stop issuing to the SM; it is preempted when its TBs finish. A policy
-  // may retarget a reservation in progress.
+  if (status.state == SmState::kReserved) {
+    // Tanasic 3.4: the kernel an SM is reserved for may change while its preemption is in progress.
+    status.next = next;
+    if (hooks_.sm_changed) hooks_.sm_changed(sm);
+    return;
+  }
   status.state = SmState::kReserved;
   status.next = next;
-  if (status.running_tbs == 0) settle_sm(sm);
+  if (status.running_tbs == 0) {
+    settle_sm(sm);
+  } else {
+    for (const ResidentKernel& r : status.residents) ++framework_.kernel(r.kernel).preemptions;
+    open_preemption_[index(sm)] = preemptions_.size();
+    preemptions_.push_back({sm, status.kernel.value_or(next), preemption_, now(), 0, 0});
+    // Context switch: stop the SM and save every resident TB's context (Tanasic 3.2). Draining: stop
+    // issuing; the SM is preempted when its resident TBs finish.
+    if (preemption_ == PreemptionMechanism::kContextSwitch) ports_[index(sm)]->save_context();
+  }
+  if (hooks_.sm_changed) hooks_.sm_changed(sm);
+}
+
+void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, std::uint64_t bytes) {
+  SmStatus& status = framework_.sm(sm);
+  if (status.state != SmState::kReserved) violation("context saved on an SM that is not reserved", sm, saved.empty() ? KernelId{0} : saved.front().kernel);
+  for (const PreemptedTb& p : saved) {
+    auto& state = tb_states_[index(p.kernel)][p.tb];
+    if (state != TbState::kRunning) violation("saved thread block " + std::to_string(p.tb) + " that was not running", sm, p.kernel);
+    state = TbState::kPreempted;
+    framework_.kernel(p.kernel).preempted_tbs.push_back({p.tb, p.remaining_ps});
+    auto it = std::find_if(status.residents.begin(), status.residents.end(),
+                           [&](const ResidentKernel& r) { return r.kernel == p.kernel; });
+    if (it == status.residents.end() || it->tbs == 0 || status.running_tbs == 0) {
+      violation("saved a thread block the SMST does not hold", sm, p.kernel);
+    }
+    --status.running_tbs;
+    if (--it->tbs == 0) status.residents.erase(it);
+  }
+  if (status.running_tbs != 0) violation("context save left thread blocks on the SM", sm, *status.kernel);
+  if (open_preemption_[index(sm)] < preemptions_.size()) preemptions_[open_preemption_[index(sm)]].bytes = bytes;
+  settle_sm(sm);
   if (hooks_.sm_changed) hooks_.sm_changed(sm);
 }
 
@@ -96,24 +132,32 @@ void SmDriver::try_issue(SmId sm) {
 void SmDriver::issue_tb(SmId sm, KernelId kernel) {
   KernelStatus& k = framework_.kernel(kernel);
   std::uint32_t tb = 0;
+  TimePs duration = 0;
+  std::uint64_t restore_bytes = 0;
   if (!k.preempted_tbs.empty()) {
-    // PTBQ first (Tanasic 3.3): keeps the number of preempted TBs, and their handles, small.
-    tb = k.preempted_tbs.back();
-    k.preempted_tbs.pop_back();
+    // PTBQ first (Tanasic 3.3): keeps the number of preempted TBs, and their handles, small. The TB
+    // resumes where it stopped: its context is restored and it runs only what it had left.
+    const PtbqEntry entry = k.preempted_tbs.front();
+    k.preempted_tbs.pop_front();
+    tb = entry.tb;
+    duration = entry.remaining_ps;
+    restore_bytes = context_bytes_per_tb(*k.desc);
     if (tb_states_[index(kernel)][tb] != TbState::kPreempted) {
       violation("re-issued thread block " + std::to_string(tb) + " that was not preempted", sm, kernel);
     }
+    ++tbs_reissued_;
   } else {
     tb = k.next_tb++;
     if (tb_states_[index(kernel)][tb] != TbState::kNotIssued) {
       violation("issued thread block " + std::to_string(tb) + " twice", sm, kernel);
     }
+    duration = durations_[index(sm)].draw(k.desc->tb_time);
+    ++tbs_issued_;
   }
   tb_states_[index(kernel)][tb] = TbState::kRunning;
   const TimePs t = now();
   if (k.start_ps == kNever) k.start_ps = t;
   ++k.issued_tbs;
-  ++tbs_issued_;
 
   SmStatus& status = framework_.sm(sm);
   if (status.running_tbs == 0) status.kernel = kernel;  // SM set up for this kernel
@@ -129,8 +173,8 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
   }
   if (!found) status.residents.push_back({kernel, 1});
 
-  const TimePs duration = durations_[index(sm)].draw(k.desc->tb_time);
-  ports_[index(sm)]->start_tb(kernel, tb, k.occupancy.footprint, k.occupancy.shared_memory_config, duration);
+  ports_[index(sm)]->start_tb(kernel, tb, k.occupancy.footprint, k.occupancy.shared_memory_config, duration,
+                              restore_bytes);
 }
 
 void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) {
@@ -182,7 +226,11 @@ void SmDriver::settle_sm(SmId sm) {
   SmStatus& status = framework_.sm(sm);
   if (status.state == SmState::kReserved) {
     if (status.running_tbs != 0) return;
-    // Preemption by draining is complete: set the SM up for the kernel in `next` (Fig. 3).
+    if (open_preemption_[index(sm)] < preemptions_.size()) {
+      preemptions_[open_preemption_[index(sm)]].done_ps = now();
+      open_preemption_[index(sm)] = kNoRecord;
+    }
+    // The preemption is complete: set the SM up for the kernel in `next` (Fig. 3).
     const KernelId preempted = status.kernel.value_or(KernelId{0});
     status.state = SmState::kIdle;
     status.kernel.reset();

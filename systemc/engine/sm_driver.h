@@ -30,6 +30,16 @@ class TbTraceSink {
   virtual void on_tb(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps, TimePs end_ps) = 0;
 };
 
+/// One preemption of an SM (stats.json `preemptions[]`).
+struct PreemptionRecord {
+  SmId sm{};
+  KernelId kernel{};  ///< the kernel the SM was running
+  PreemptionMechanism mechanism = PreemptionMechanism::kDrain;
+  TimePs requested_ps = 0;
+  TimePs done_ps = 0;       ///< 0 while in progress
+  std::uint64_t bytes = 0;  ///< context saved (context switch)
+};
+
 class SmDriver final : public EngineControl, public TbCompletionListener {
  public:
   struct Hooks {
@@ -53,6 +63,8 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
 
   // TbCompletionListener
   void on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) override;
+  void on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, std::uint64_t bytes) override;
+  void set_preemption(PreemptionMechanism mechanism) { preemption_ = mechanism; }
 
   // EngineControl: the tables
   [[nodiscard]] TimePs now() const override { return hooks_.now(); }
@@ -77,7 +89,10 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
 
   [[nodiscard]] const SchedulingFramework& framework() const { return framework_; }
   [[nodiscard]] const SchedulingPolicy& policy() const { return *policy_; }
+  /// Thread blocks issued for the first time (re-issues after preemption are counted apart).
   [[nodiscard]] std::uint64_t tbs_issued() const { return tbs_issued_; }
+  [[nodiscard]] std::uint64_t tbs_reissued() const { return tbs_reissued_; }
+  [[nodiscard]] const std::vector<PreemptionRecord>& preemptions() const { return preemptions_; }
   [[nodiscard]] std::uint64_t tbs_completed() const { return tbs_completed_; }
 
   /// End-of-run checks: every launched kernel finished, every TB completed once, SMs empty and
@@ -106,6 +121,10 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   PreemptionMechanism preemption_ = PreemptionMechanism::kDrain;
   std::uint64_t tbs_issued_ = 0;
   std::uint64_t tbs_completed_ = 0;
+  std::uint64_t tbs_reissued_ = 0;
+  static constexpr std::size_t kNoRecord = static_cast<std::size_t>(-1);
+  std::vector<PreemptionRecord> preemptions_;
+  std::vector<std::size_t> open_preemption_;  ///< per SM: index into preemptions_ or kNoRecord
 };
 
 }  // namespace gpumux

@@ -5,6 +5,7 @@
 // the same layout.
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,13 @@
 #include "sm/occupancy.h"
 
 namespace gpumux {
+
+/// A PTBQ entry (Tanasic 3.3): a preempted thread block's id and the state it resumes from (here,
+/// the execution time it still needs; the hardware keeps a stack pointer to the saved context).
+struct PtbqEntry {
+  std::uint32_t tb = 0;
+  TimePs remaining_ps = 0;
+};
 
 /// One kernel launch as the execution engine tracks it: a KSR plus its context (process) id,
 /// token count and priority.
@@ -32,7 +40,8 @@ struct KernelStatus {
   std::uint32_t next_tb = 0;     ///< next never-issued thread block index
   std::uint32_t issued_tbs = 0;  ///< issues, including re-issues of preempted TBs
   std::uint32_t completed_tbs = 0;
-  std::vector<std::uint32_t> preempted_tbs;  ///< PTBQ contents (issued before new TBs)
+  std::deque<PtbqEntry> preempted_tbs;  ///< PTBQ: preempted TBs, issued before new ones (FIFO)
+  std::uint32_t preemptions = 0;       ///< times an SM running this kernel was preempted
   Occupancy occupancy;                       ///< alone on one SM
   bool active = false;                       ///< holds a KSRT entry
   std::uint32_t ksrt_slot = 0;               ///< its KSRT entry while active (0 .. capacity-1)

@@ -27,8 +27,9 @@ class MemoryController final : public sc_core::sc_module {
   MemoryController(const sc_core::sc_module_name& name, const MemoryConfig& config);
 
   /// Serves `bytes` from `initiator` arriving at absolute time `arrival_ps`; returns the absolute
-  /// time the data is delivered. The timing core of b_transport.
-  TimePs serve(std::uint32_t initiator, std::uint64_t bytes, TimePs arrival_ps);
+  /// time the transaction completes: writes are posted (done when the channel has taken the data),
+  /// reads return their data the access latency later. The timing core of b_transport.
+  TimePs serve(std::uint32_t initiator, std::uint64_t bytes, TimePs arrival_ps, bool is_write);
 
   [[nodiscard]] const BandwidthChannel& channel() const { return channel_; }
   [[nodiscard]] std::uint64_t transactions() const { return transactions_; }

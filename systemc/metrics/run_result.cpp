@@ -10,6 +10,11 @@ void to_json(nlohmann::json& j, const RunResult& r) {
   j["tbs_issued"] = r.tbs_issued;
   j["tbs_completed"] = r.tbs_completed;
   j["commands_completed"] = r.commands_completed;
+  j["tbs_reissued"] = r.tbs_reissued;
+  auto& preemptions = j["preemptions"] = nlohmann::json::array();
+  for (const auto& p : r.preemptions) {
+    preemptions.push_back({p.sm, p.kernel, p.mechanism, p.requested_ps, p.done_ps, p.bytes});
+  }
   j["wall_seconds"] = r.wall_seconds;
   auto& processes = j["processes"] = nlohmann::json::array();
   for (const auto& p : r.processes) {
@@ -19,7 +24,8 @@ void to_json(nlohmann::json& j, const RunResult& r) {
   }
   auto& kernels = j["kernels"] = nlohmann::json::array();
   for (const auto& k : r.kernels) {
-    kernels.push_back({k.name, k.process, k.launch_ps, k.start_ps, k.end_ps, k.thread_blocks, k.tbs_per_sm});
+    kernels.push_back(
+        {k.name, k.process, k.launch_ps, k.start_ps, k.end_ps, k.thread_blocks, k.tbs_per_sm, k.preemptions});
   }
   auto& commands = j["commands"] = nlohmann::json::array();
   for (const auto& c : r.commands) {
@@ -38,6 +44,12 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   r.tbs_issued = j.at("tbs_issued").get<std::uint64_t>();
   r.tbs_completed = j.at("tbs_completed").get<std::uint64_t>();
   r.commands_completed = j.at("commands_completed").get<std::uint64_t>();
+  r.tbs_reissued = j.at("tbs_reissued").get<std::uint64_t>();
+  r.preemptions.clear();
+  for (const auto& p : j.at("preemptions")) {
+    r.preemptions.push_back({p.at(0).get<std::uint32_t>(), p.at(1).get<std::uint32_t>(), p.at(2).get<std::uint8_t>(),
+                             p.at(3).get<TimePs>(), p.at(4).get<TimePs>(), p.at(5).get<std::uint64_t>()});
+  }
   r.wall_seconds = j.at("wall_seconds").get<double>();
   r.processes.clear();
   for (const auto& p : j.at("processes")) {
@@ -51,7 +63,7 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   for (const auto& k : j.at("kernels")) {
     r.kernels.push_back({k.at(0).get<std::string>(), k.at(1).get<std::uint32_t>(), k.at(2).get<TimePs>(),
                          k.at(3).get<TimePs>(), k.at(4).get<TimePs>(), k.at(5).get<std::uint32_t>(),
-                         k.at(6).get<std::uint32_t>()});
+                         k.at(6).get<std::uint32_t>(), k.at(7).get<std::uint32_t>()});
   }
   r.commands.clear();
   for (const auto& c : j.at("commands")) {

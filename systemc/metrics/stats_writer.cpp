@@ -61,9 +61,21 @@ nlohmann::json stats_json(const RunReport& report) {
                        {"start_ns", ns(k.start_ps)},
                        {"end_ns", ns(k.end_ps)},
                        {"thread_blocks", k.thread_blocks},
-                       {"tbs_per_sm", k.tbs_per_sm}});
+                       {"tbs_per_sm", k.tbs_per_sm},
+                       {"preemptions", k.preemptions}});
   }
   j["kernels"] = kernels;
+  json preemptions = json::array();
+  for (const PreemptionTrace& p : r.preemptions) {
+    preemptions.push_back({{"sm", p.sm},
+                           {"kernel", r.kernels.at(p.kernel).name},
+                           {"launch", p.kernel},
+                           {"mechanism", p.mechanism == 0 ? "context-switch" : "drain"},
+                           {"requested_ns", ns(p.requested_ps)},
+                           {"done_ns", ns(p.done_ps)},
+                           {"bytes", p.bytes}});
+  }
+  j["preemptions"] = preemptions;
   json sms = json::array();
   for (const SmRecord& s : r.sms) {
     sms.push_back({{"id", s.id},
@@ -81,6 +93,7 @@ nlohmann::json stats_json(const RunReport& report) {
                  {"pcie_to_host_bytes", r.memory.pcie_up_bytes}};
   j["invariants"] = {{"thread_blocks_issued", r.tbs_issued},
                      {"thread_blocks_completed", r.tbs_completed},
+                     {"thread_blocks_reissued", r.tbs_reissued},
                      {"commands_completed", r.commands_completed}};
   return j;
 }

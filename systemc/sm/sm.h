@@ -9,6 +9,8 @@
 #include <vector>
 
 #include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
 
 #include "core/gpu_config.h"
 #include "sm/sm_port.h"
@@ -17,11 +19,15 @@ namespace gpumux {
 
 class Sm final : public sc_core::sc_module, public SmPort {
  public:
+  /// Context save and restore traffic to the memory controller (TLM-2.0 writes and reads).
+  tlm_utils::simple_initiator_socket<Sm> memory_socket;
+
   Sm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, TbCompletionListener& listener);
 
   [[nodiscard]] bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const override;
   void start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& footprint,
-                std::uint32_t shared_memory_config, TimePs duration_ps) override;
+                std::uint32_t shared_memory_config, TimePs duration_ps, std::uint64_t restore_bytes) override;
+  void save_context() override;
   [[nodiscard]] const SmUsage& usage() const override { return usage_; }
 
   [[nodiscard]] SmId id() const { return id_; }
@@ -45,7 +51,10 @@ class Sm final : public sc_core::sc_module, public SmPort {
   };
 
   void complete_due();
+  void finish_save();
   void release(const TbFootprint& footprint);
+  /// Moves `bytes` between the SM and memory as paced bursts; returns the absolute completion time.
+  TimePs transfer_context(std::uint64_t bytes, bool is_write);
   [[nodiscard]] static TimePs now_ps();
 
   SmId id_;
@@ -61,6 +70,15 @@ class Sm final : public sc_core::sc_module, public SmPort {
   TimePs busy_total_ps_ = 0;
   std::uint64_t tbs_completed_ = 0;
   int traced_resident_tbs_ = 0;
+  // Context switch.
+  double context_bytes_per_ps_;  ///< the SM's share of memory bandwidth for save/restore
+  std::uint32_t context_burst_bytes_;
+  std::vector<PreemptedTb> saving_;
+  std::vector<TbFootprint> saving_footprints_;
+  std::uint64_t saving_bytes_ = 0;
+  sc_core::sc_event save_done_;
+  tlm::tlm_generic_payload context_payload_;
+  std::vector<unsigned char> context_buffer_;
 };
 
 }  // namespace gpumux

@@ -4,17 +4,28 @@
 // and policies can be unit-tested without SystemC.
 
 #include <cstdint>
+#include <vector>
 
 #include "core/types.h"
 #include "sm/occupancy.h"
 
 namespace gpumux {
 
-/// Receives thread-block completions from the SMs.
+/// A thread block stopped by a context switch: what it still has to run.
+struct PreemptedTb {
+  KernelId kernel{};
+  std::uint32_t tb = 0;
+  TimePs remaining_ps = 0;
+};
+
+/// Receives thread-block completions and finished context saves from the SMs.
 class TbCompletionListener {
  public:
   virtual ~TbCompletionListener() = default;
   virtual void on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) = 0;
+  /// A context save started by SmPort::save_context() finished: every TB on the SM was stopped and
+  /// its registers and shared memory (`bytes` in all) are in memory; the SM is empty.
+  virtual void on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, std::uint64_t bytes) = 0;
 };
 
 /// Resources in use on an SM (all zero when it is empty).
@@ -36,9 +47,13 @@ class SmPort {
   /// Would one more thread block with this footprint fit? `shared_memory_config` is the carve-out
   /// the kernel needs; an SM holding TBs keeps its carve-out until it empties.
   [[nodiscard]] virtual bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const = 0;
-  /// Start a thread block now; it completes after `duration_ps` (TB-level model).
+  /// Start a thread block now; it completes after `duration_ps` (TB-level model). A re-issued
+  /// preempted TB first restores `restore_bytes` of context from memory.
   virtual void start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& footprint,
-                        std::uint32_t shared_memory_config, TimePs duration_ps) = 0;
+                        std::uint32_t shared_memory_config, TimePs duration_ps, std::uint64_t restore_bytes) = 0;
+  /// Context switch (Tanasic 3.2): stop every resident thread block now and save its context to
+  /// memory; TbCompletionListener::on_context_saved reports the end. Resources stay held until then.
+  virtual void save_context() = 0;
   [[nodiscard]] virtual const SmUsage& usage() const = 0;
 };
 

@@ -22,6 +22,9 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
   h2d_->socket.bind(pcie_->dma_socket);
   if (d2h_) d2h_->socket.bind(pcie_->dma_socket);
   pcie_->memory_socket.bind(memory_->socket);
+  // Each SM saves and restores contexts through the memory controller, sharing it with the DMA.
+  for (const auto& sm : engine_->sms()) sm->memory_socket.bind(memory_->socket);
+  engine_->driver().set_preemption(spec.preemption);
 }
 
 void GpuSystem::trace(sc_core::sc_trace_file* file) {
@@ -44,10 +47,15 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   r.tbs_issued = driver.tbs_issued();
   r.tbs_completed = driver.tbs_completed();
   r.commands_completed = dispatcher_->commands_completed();
+  r.tbs_reissued = driver.tbs_reissued();
+  for (const PreemptionRecord& p : driver.preemptions()) {
+    r.preemptions.push_back({index(p.sm), index(p.kernel), static_cast<std::uint8_t>(p.mechanism), p.requested_ps,
+                             p.done_ps, p.bytes});
+  }
   r.processes = host_->results();
   for (const KernelStatus& k : driver.framework().all_kernels()) {
     r.kernels.push_back({k.desc->name, index(k.process), k.launch_ps, k.start_ps, k.end_ps, k.total_tbs,
-                         k.occupancy.tbs_per_sm});
+                         k.occupancy.tbs_per_sm, k.preemptions});
   }
   for (const CommandRecord& c : dispatcher_->records()) {
     r.commands.push_back({static_cast<std::uint8_t>(c.command.kind), index(c.command.process),

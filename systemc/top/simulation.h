@@ -24,6 +24,7 @@ struct SimulationSpec {
   Workload workload;
   std::string policy = "fcfs";
   PolicyOptions policy_options;
+  PreemptionMechanism preemption = PreemptionMechanism::kContextSwitch;
   std::uint64_t seed = 1;
   std::string vcd_path;       ///< empty: no VCD
   std::string timeline_path;  ///< empty: no timeline

@@ -47,7 +47,9 @@ TEST(RunResult, JsonRoundTrip) {
   r.end_ps = 123456789;
   r.tbs_issued = r.tbs_completed = 42;
   r.processes = {{"a", {{1, 2}, {3, 4}}}};
-  r.kernels = {{"k", 0, 1, 2, 3, 42, 8}};
+  r.kernels = {{"k", 0, 1, 2, 3, 42, 8, 2}};
+  r.preemptions = {{1, 0, 1, 10, 20, 4096}};
+  r.tbs_reissued = 5;
   r.commands = {{3, 0, 1, 2, 4096, 5, 6, 7}};
   r.sms = {{0, 99, 42}};
   r.memory = {1, 2, 3, 4, 5};

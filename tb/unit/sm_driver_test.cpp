@@ -6,6 +6,7 @@
 #include <map>
 
 #include "common/test_support.h"
+#include "unit/fake_engine.h"
 #include "core/error.h"
 #include "engine/sm_driver.h"
 #include "policy/registry.h"
@@ -13,98 +14,8 @@
 namespace gpumux {
 namespace {
 
-/// An SM that only accounts resources; the test completes thread blocks by hand.
-class FakeSm final : public SmPort {
- public:
-  explicit FakeSm(const SmResources& limits) : limits_(limits) {}
-  [[nodiscard]] bool fits(const TbFootprint& f, std::uint32_t config) const override {
-    return usage_.thread_blocks + 1 <= limits_.max_thread_blocks &&
-           usage_.registers + f.registers <= limits_.registers &&
-           usage_.threads + f.threads <= limits_.max_threads &&
-           usage_.shared_memory + f.shared_memory <= config;
-  }
-  void start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& f, std::uint32_t, TimePs) override {
-    usage_.thread_blocks++;
-    usage_.registers += f.registers;
-    usage_.threads += f.threads;
-    usage_.shared_memory += f.shared_memory;
-    usage_.warps += f.warps;
-    running.push_back({kernel, tb, f});
-  }
-  [[nodiscard]] const SmUsage& usage() const override { return usage_; }
-
-  struct Tb {
-    KernelId kernel;
-    std::uint32_t tb;
-    TbFootprint f;
-  };
-  /// Removes the oldest running TB and returns it (as the SM would before reporting it).
-  Tb finish_oldest() {
-    Tb t = running.front();
-    running.erase(running.begin());
-    usage_.thread_blocks--;
-    usage_.registers -= t.f.registers;
-    usage_.threads -= t.f.threads;
-    usage_.shared_memory -= t.f.shared_memory;
-    usage_.warps -= t.f.warps;
-    return t;
-  }
-  std::vector<Tb> running;
-
- private:
-  const SmResources& limits_;
-  SmUsage usage_;
-};
-
-class DriverTest : public ::testing::Test {
- protected:
-  void make(const std::string& policy, std::uint32_t sms = 2) {
-    gpu_ = test::k20c();
-    gpu_.num_sms = sms;
-    gpu_.active_kernels = std::max(sms, 2U);
-    SmDriver::Hooks hooks;
-    hooks.now = [this] { return now_; };
-    hooks.kernel_finished = [this](KernelId k) { finished_.push_back(k); };
-    hooks.process_names = {"p0", "p1"};
-    driver_ = std::make_unique<SmDriver>(gpu_, create_policy(policy), TbDurationMode::kFixed, 1, hooks);
-    fakes_.clear();
-    for (std::uint32_t s = 0; s < sms; ++s) fakes_.push_back(std::make_unique<FakeSm>(gpu_.sm));
-    std::vector<SmPort*> ports;
-    for (auto& f : fakes_) ports.push_back(f.get());
-    driver_->attach_sms(ports);
-  }
-  KernelId launch(const std::shared_ptr<KernelDesc>& desc, std::uint32_t process = 0) {
-    descs_.push_back(desc);
-    KernelStatus k;
-    k.process = ProcessId{process};
-    k.desc = desc.get();
-    return driver_->launch(k);
-  }
-  void complete(std::uint32_t sm) {
-    const FakeSm::Tb t = fakes_[sm]->finish_oldest();
-    driver_->on_tb_complete(SmId{sm}, t.kernel, t.tb, now_);
-  }
-  void drain_all() {
-    bool any = true;
-    while (any) {
-      any = false;
-      for (std::uint32_t s = 0; s < fakes_.size(); ++s) {
-        if (!fakes_[s]->running.empty()) {
-          ++now_;
-          complete(s);
-          any = true;
-        }
-      }
-    }
-  }
-
-  GpuConfig gpu_;
-  TimePs now_ = 0;
-  std::vector<KernelId> finished_;
-  std::vector<std::shared_ptr<KernelDesc>> descs_;
-  std::vector<std::unique_ptr<FakeSm>> fakes_;
-  std::unique_ptr<SmDriver> driver_;
-};
+using test::DriverTest;
+using test::FakeSm;
 
 TEST_F(DriverTest, IssuesUntilTheFirstResourceRunsOut) {
   make("fcfs");
@@ -171,10 +82,11 @@ TEST_F(DriverTest, FifoLetsAnotherContextUseIdleSms) {
 
 TEST_F(DriverTest, ActiveQueueHoldsAtMostItsCapacity) {
   make("fifo");
-  for (int i = 0; i < 5; ++i) launch(test::kernel("k" + std::to_string(i), 1, 1.0));
-  EXPECT_EQ(driver_->active_kernels().size(), 2U);  // N_SM entries (Tanasic 3.3)
+  for (int i = 0; i < 7; ++i) launch(test::kernel("k" + std::to_string(i), 1, 1.0));
+  EXPECT_EQ(driver_->active_kernels().size(), driver_->active_capacity());
+  EXPECT_EQ(driver_->active_kernels().size(), 4U);
   drain_all();
-  EXPECT_EQ(finished_.size(), 5U);
+  EXPECT_EQ(finished_.size(), 7U);
   EXPECT_NO_THROW(driver_->check_final_invariants());
 }
 
@@ -216,6 +128,59 @@ TEST(PolicyRegistry, UnknownNameIsAnInputErrorListingTheKnownOnes) {
   }
   EXPECT_NE(find_policy("fcfs"), nullptr);
   EXPECT_NE(find_policy("fifo"), nullptr);
+}
+
+TEST_F(DriverTest, ContextSwitchSavesResumesAndCompletesEveryTbOnce) {
+  make("fifo", 1, PreemptionMechanism::kContextSwitch);
+  const KernelId a = launch(test::kernel("a", 20, 5.0, 256, 8192), 0);
+  const KernelId b = launch(test::kernel("b", 8, 1.0, 256, 8192), 1);
+  ASSERT_EQ(fakes_[0]->running.size(), 8U);
+  driver_->reserve_sm(SmId{0}, b);
+  EXPECT_TRUE(fakes_[0]->save_requested);
+  EXPECT_EQ(driver_->sm(SmId{0}).state, SmState::kReserved);
+  save(0);
+  // The SM now runs b; a's eight TBs wait in its PTBQ with the time they had left.
+  EXPECT_EQ(driver_->sm(SmId{0}).kernel, b);
+  EXPECT_EQ(driver_->kernel(a).preempted_tbs.size(), 8U);
+  EXPECT_EQ(driver_->kernel(a).preemptions, 1U);
+  ASSERT_EQ(driver_->preemptions().size(), 1U);
+  EXPECT_EQ(driver_->preemptions()[0].mechanism, PreemptionMechanism::kContextSwitch);
+  drain_all();
+  // The re-issued TBs restored their context and ran only their remaining time.
+  EXPECT_EQ(driver_->kernel(a).completed_tbs, 20U);
+  EXPECT_EQ(driver_->tbs_issued(), 28U);
+  EXPECT_EQ(driver_->tbs_reissued(), 8U);
+  EXPECT_NO_THROW(driver_->check_final_invariants());
+}
+
+TEST_F(DriverTest, PreemptedTbsResumeFromThePtbqWithTheirContext) {
+  make("fifo", 1, PreemptionMechanism::kContextSwitch);
+  const KernelId a = launch(test::kernel("a", 8, 5.0, 256, 8192), 0);
+  const KernelId b = launch(test::kernel("b", 8, 1.0, 256, 8192), 1);
+  driver_->reserve_sm(SmId{0}, b);
+  save(0);
+  for (int i = 0; i < 8; ++i) complete(0);  // b runs to completion, then a resumes
+  ASSERT_EQ(fakes_[0]->running.size(), 8U);
+  for (const auto& tb : fakes_[0]->running) {
+    EXPECT_EQ(tb.kernel, a);
+    EXPECT_EQ(tb.restore_bytes, 8192U * 4U);  // registers x 4 B + shared memory (none)
+  }
+  drain_all();
+  EXPECT_NO_THROW(driver_->check_final_invariants());
+}
+
+TEST_F(DriverTest, ReservationTargetMayChangeWhileTheSmIsPreempted) {
+  make("fifo", 1, PreemptionMechanism::kContextSwitch);
+  launch(test::kernel("a", 8, 5.0, 256, 8192), 0);
+  const KernelId b = launch(test::kernel("b", 8, 1.0, 256, 8192), 1);
+  const KernelId c = launch(test::kernel("c", 8, 1.0, 256, 8192), 1);
+  driver_->reserve_sm(SmId{0}, b);
+  driver_->reserve_sm(SmId{0}, c);
+  EXPECT_EQ(driver_->sm(SmId{0}).next, c);
+  save(0);
+  EXPECT_EQ(driver_->sm(SmId{0}).kernel, c);
+  drain_all();
+  EXPECT_NO_THROW(driver_->check_final_invariants());
 }
 
 }  // namespace
