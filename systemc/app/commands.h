@@ -5,13 +5,16 @@
 #include <string>
 #include <vector>
 
-#include "policy/policy.h"
+#include "policy/registry.h"
 
 namespace gpumux {
 
 int run_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
 int bench_command(const std::vector<std::string>& args);
+
+/// KEY=VALUE strings (--policy-opt) as a map; InputError on a malformed item.
+[[nodiscard]] PolicyOptions parse_policy_options(const std::vector<std::string>& items);
 
 /// "context-switch" or "drain"; InputError otherwise.
 [[nodiscard]] PreemptionMechanism parse_preemption(const std::string& text);

@@ -15,8 +15,8 @@ namespace {
 constexpr const char* kUsage = R"(gpumux - a SystemC/TLM-2.0 model of multiprogrammed GPU scheduling hardware
 
 usage:
-  gpumux run --gpu FILE --workload FILE [--policy NAME] [--preemption context-switch|drain]
-             [--seed N] [--out DIR]
+  gpumux run --gpu FILE --workload FILE [--policy NAME] [--policy-opt KEY=VALUE]
+             [--preemption context-switch|drain] [--seed N] [--out DIR]
              [--vcd FILE] [--timeline FILE] [--jobs N] [--no-cache] [--quiet]
   gpumux list policies|gpus|kernels [--gpu FILE]
   gpumux bench [--json] [--tbs N]

@@ -23,6 +23,16 @@ namespace gpumux {
 
 namespace po = boost::program_options;
 
+PolicyOptions parse_policy_options(const std::vector<std::string>& items) {
+  PolicyOptions options;
+  for (const std::string& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw InputError("--policy-opt expects KEY=VALUE, got '" + item + "'");
+    options[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return options;
+}
+
 PreemptionMechanism parse_preemption(const std::string& text) {
   if (text == "context-switch") return PreemptionMechanism::kContextSwitch;
   if (text == "drain") return PreemptionMechanism::kDrain;
@@ -35,6 +45,7 @@ int run_command(const std::vector<std::string>& args) {
   std::string workload_path;
   std::string policy = "fcfs";
   std::string preemption = "context-switch";
+  std::vector<std::string> policy_opts;
   std::uint64_t seed = 1;
   std::string out_dir;
   std::string vcd;
@@ -45,6 +56,7 @@ int run_command(const std::vector<std::string>& args) {
       "workload", po::value(&workload_path)->required(), "workload (configs/workloads/*.yaml)")(
       "policy", po::value(&policy)->default_value("fcfs"),
       "thread-block scheduling policy (gpumux list policies)")(
+      "policy-opt", po::value(&policy_opts)->composing(), "policy option KEY=VALUE (repeatable), e.g. access=exclusive")(
       "preemption", po::value(&preemption)->default_value("context-switch"),
       "how policies that preempt take an SM: context-switch or drain (Tanasic 3.2)")(
       "seed", po::value(&seed)->default_value(1), "random seed (same inputs and seed => identical stats)")(
@@ -71,7 +83,8 @@ int run_command(const std::vector<std::string>& args) {
     (void)parse_preemption(preemption);  // usage errors before any work
     const GpuConfig gpu = load_gpu_config(gpu_path);
     const Workload workload = load_workload(workload_path, gpu);
-    if (find_policy(policy) == nullptr) (void)create_policy(policy);  // throws InputError listing names
+    const PolicyOptions policy_options = parse_policy_options(policy_opts);
+    (void)create_policy(policy, policy_options);  // unknown policy or option: InputError before any simulation
     if (out_dir.empty()) out_dir = "out/" + workload.name;
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
@@ -88,6 +101,7 @@ int run_command(const std::vector<std::string>& args) {
     spec.workload = workload;
     spec.policy = policy;
     spec.preemption = parse_preemption(preemption);
+    spec.policy_options = policy_options;
     spec.seed = seed;
     spec.vcd_path = vcd;
     spec.timeline_path = timeline;
