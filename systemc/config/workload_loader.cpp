@@ -212,12 +212,13 @@ Enum read_choice(const YamlMap& m, std::string_view key, Enum fallback,
 
 Workload load_workload(const std::string& path, const GpuConfig& gpu) {
   const YamlNode root = config::load_yaml_file(path);
-  const YamlMap m(root, {"name", "kernel_libraries", "replay", "tb_duration", "processes"});
+  const YamlMap m(root, {"name", "kernel_libraries", "replay", "replay_limit", "tb_duration", "processes"});
   Workload w;
   w.source_file = path;
   w.name = m.optional_string("name", std::filesystem::path(path).stem().string());
   w.replay = read_choice(m, "replay", ReplayMode::kFixed,
                          {{"fixed", ReplayMode::kFixed}, {"until_all_done", ReplayMode::kUntilAllDone}});
+  w.replay_limit = m.optional_u32("replay_limit", w.replay_limit);
   w.tb_duration = read_choice(m, "tb_duration", TbDurationMode::kProfile,
                               {{"profile", TbDurationMode::kProfile}, {"fixed", TbDurationMode::kFixed}});
 

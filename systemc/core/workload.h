@@ -57,6 +57,9 @@ struct Workload {
   std::vector<std::string> kernel_libraries;  ///< resolved paths
   std::vector<ProcessSpec> processes;
   ReplayMode replay = ReplayMode::kFixed;
+  /// until_all_done: no process starts more than this many runs. Guarantees the run ends when a
+  /// policy starves a process (e.g. exclusive priority) while the others keep replaying.
+  std::uint32_t replay_limit = 100;
   TbDurationMode tb_duration = TbDurationMode::kProfile;
 };
 

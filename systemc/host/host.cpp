@@ -1,5 +1,7 @@
 #include "host/host.h"
 
+#include <algorithm>
+
 namespace gpumux {
 
 Host::Host(const sc_core::sc_module_name& name, const Workload& workload, const GpuConfig& gpu)
@@ -31,6 +33,9 @@ bool Host::should_replay(std::uint32_t process) const {
     return results_[process].runs.size() < workload_.processes[process].repeat;
   }
   // Tanasic 4.1: replay every application until all have completed at least `repeat` times.
+  if (results_[process].runs.size() >= std::max(workload_.replay_limit, workload_.processes[process].repeat)) {
+    return false;
+  }
   for (std::size_t p = 0; p < results_.size(); ++p) {
     if (results_[p].runs.size() < workload_.processes[p].repeat) return true;
   }

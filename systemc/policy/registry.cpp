@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "policy/dss.h"
 #include "policy/fcfs.h"
 #include "policy/priority.h"
 
@@ -20,6 +21,10 @@ void no_options(const std::string& policy, const PolicyOptions& options) {
 const std::vector<PolicyInfo>& policy_registry() {
   static const std::vector<PolicyInfo> registry = [] {
     std::vector<PolicyInfo> list = {
+        {"dss",
+         "Dynamic Spatial Sharing (Tanasic 3.4, Algorithm 1): token-based spatial partitioning of SMs, "
+         "preempting by reservation",
+         [](const PolicyOptions& options) { return DssPolicy::create(options); }},
         {"fcfs",
          "today's GPUs (Tanasic 2.3): kernels in arrival order, back to back when SMs free up; "
          "kernels of different processes never run at once",

@@ -1,6 +1,8 @@
 #include "top/simulation.h"
 
 #include <sys/wait.h>
+
+#include <csignal>
 #include <unistd.h>
 
 #include <chrono>
@@ -159,6 +161,9 @@ nlohmann::json finish_child(const Child& child, int status) {
   } catch (const std::exception&) {
     std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
                                           : "exit code " + std::to_string(WEXITSTATUS(status));
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+      why = "no progress: the wall-clock limit ran out while the workload had not finished (livelock?)";
+    }
     throw SimulationFailed("simulation process died without a result (" + why + ")");
   }
   if (!out.value("ok", false)) throw SimulationFailed(out.value("error", std::string("unknown failure")));
@@ -208,7 +213,10 @@ std::vector<RunResult> simulate_all(const std::vector<SimulationSpec>& specs, un
   std::vector<std::function<nlohmann::json()>> work;
   work.reserve(specs.size());
   for (const SimulationSpec& spec : specs) {
-    work.emplace_back([&spec] { return nlohmann::json(simulate_in_this_process(spec)); });
+    work.emplace_back([&spec] {
+      if (spec.wall_timeout_s > 0) alarm(spec.wall_timeout_s);  // SIGALRM ends a livelocked child
+      return nlohmann::json(simulate_in_this_process(spec));
+    });
   }
   std::vector<RunResult> results;
   for (const auto& j : run_all_in_children(work, jobs)) results.push_back(j.get<RunResult>());

@@ -29,6 +29,9 @@ struct SimulationSpec {
   std::string vcd_path;       ///< empty: no VCD
   std::string timeline_path;  ///< empty: no timeline
   bool progress = false;      ///< progress line on stderr
+  /// Wall-clock limit in seconds (0: none). A simulation that exceeds it (a livelock: events keep
+  /// coming but the workload never finishes) is killed and reported as failed.
+  unsigned wall_timeout_s = 0;
 };
 
 /// Thrown in the parent when a simulation child failed (invariant violation, stuck run, crash).

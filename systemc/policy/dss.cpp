@@ -1,0 +1,291 @@
+#include "policy/dss.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/error.h"
+
+namespace gpumux {
+
+namespace {
+
+using Ref = DssReference;
+
+/// Safety net: a search provably stops (every reservation lowers the sum of squared tokens), so
+/// this many cycles in one batch means a model bug, not a long search.
+constexpr std::uint64_t kMaxCyclesPerBatch = 100'000'000;
+
+SmState engine_state(Ref::SmState s) {
+  switch (s) {
+    case Ref::SmState::kIdle:
+      return SmState::kIdle;
+    case Ref::SmState::kRunning:
+      return SmState::kRunning;
+    case Ref::SmState::kReserved:
+      return SmState::kReserved;
+  }
+  return SmState::kIdle;
+}
+
+}  // namespace
+
+int EqualShareTokens::tokens_for(ProcessId process, std::optional<int> os_tokens, std::uint32_t num_sms,
+                                 std::uint32_t num_processes) {
+  if (os_tokens) return *os_tokens;
+  const std::uint32_t p = index(process);
+  if (p >= by_process_.size()) by_process_.resize(p + 1);
+  if (!by_process_[p]) {
+    const std::uint32_t n = std::max(num_processes, 1U);
+    const std::uint32_t share = num_sms / n;
+    const std::uint32_t remainder = num_sms % n;
+    std::uint32_t tokens = share;
+    if (remainder_given_ < remainder) {
+      ++remainder_given_;
+      ++tokens;
+    }
+    by_process_[p] = static_cast<int>(tokens);
+  }
+  return *by_process_[p];
+}
+
+DssPolicy::DssPolicy(std::uint32_t token_bits, bool start_on_preempt_done)
+    : token_bits_(token_bits), start_on_preempt_done_(start_on_preempt_done) {}
+
+std::unique_ptr<SchedulingPolicy> DssPolicy::create(const PolicyOptions& options) {
+  std::uint32_t token_bits = 0;
+  bool start_on_preempt_done = true;
+  for (const auto& [key, value] : options) {
+    if (key == "token_bits") {
+      std::size_t used = 0;
+      unsigned long bits = 0;
+      try {
+        bits = std::stoul(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != value.size() || value.empty() || bits < 2 || bits > 31)
+        throw InputError("policy dss: option token_bits must be an integer 2..31, not '" + value + "'");
+      token_bits = static_cast<std::uint32_t>(bits);
+    } else if (key == "preempt_done_starts") {
+      if (value != "on" && value != "off")
+        throw InputError("policy dss: option preempt_done_starts must be on or off, not '" + value + "'");
+      start_on_preempt_done = value == "on";
+    } else {
+      throw InputError("policy dss: unknown option '" + key + "' (known: token_bits, preempt_done_starts)");
+    }
+  }
+  return std::make_unique<DssPolicy>(token_bits, start_on_preempt_done);
+}
+
+void DssPolicy::ensure_model(const EngineControl& control) {
+  if (model_) return;
+  Ref::Config config;
+  config.num_sms = control.num_sms();
+  config.num_slots = control.active_capacity();
+  config.token_bits = token_bits_ != 0 ? token_bits_ : (config.num_sms <= 63 ? 8U : 16U);
+  config.start_on_preempt_done = start_on_preempt_done_;
+  try {
+    model_ = std::make_unique<Ref>(config);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(std::string("policy dss: ") + e.what());
+  }
+  slot_kernel_.assign(config.num_slots, std::nullopt);
+  queued_kernel_.assign(config.num_slots, std::nullopt);
+  queued_has_tbs_.assign(config.num_slots, false);
+}
+
+std::optional<int> DssPolicy::tokens_given(KernelId kernel) const {
+  return index(kernel) < tokens_given_.size() ? tokens_given_[index(kernel)] : std::nullopt;
+}
+
+std::optional<KernelId> DssPolicy::slot_kernel(std::uint32_t slot) const {
+  return slot < slot_kernel_.size() ? slot_kernel_[slot] : std::nullopt;
+}
+
+void DssPolicy::push(const Ref::Inputs& in, KernelId kernel) {
+  pending_.push_back({in, kernel});
+  switch (in.kind) {
+    case Ref::EventKind::kKernelInsert:
+      queued_kernel_[in.index] = kernel;
+      queued_has_tbs_[in.index] = true;
+      queued_slots_.push_back(in.index);
+      break;
+    case Ref::EventKind::kKernelFinish:
+      queued_kernel_[in.index].reset();
+      queued_has_tbs_[in.index] = false;
+      queued_slots_.erase(std::remove(queued_slots_.begin(), queued_slots_.end(), in.index), queued_slots_.end());
+      break;
+    case Ref::EventKind::kHasTbs:
+      queued_has_tbs_[in.index] = in.flag;
+      break;
+    default:
+      break;
+  }
+}
+
+void DssPolicy::sync_has_tbs(const EngineControl& control) {
+  // Called on every thread-block completion: only the (few) slots holding a kernel are looked at.
+  for (std::size_t i = 0; i < queued_slots_.size(); ++i) {
+    const std::uint32_t slot = queued_slots_[i];
+    const bool has = control.kernel(*queued_kernel_[slot]).has_tbs_to_issue();
+    if (has != queued_has_tbs_[slot]) push(Ref::Inputs::has_tbs(slot, has));
+  }
+}
+
+void DssPolicy::on_kernel_arrival(KernelId kernel, EngineControl& control) {
+  ensure_model(control);
+  const KernelStatus& k = control.kernel(kernel);
+  if (k.ksrt_slot >= model_->num_slots() || queued_kernel_[k.ksrt_slot]) {
+    violation("kernel admitted to KSRT slot " + std::to_string(k.ksrt_slot) + ", which DSS holds busy",
+              0, kernel, control);
+  }
+  const int given = shares_.tokens_for(k.process, k.os_tokens, control.num_sms(), control.num_contexts());
+  const std::int32_t tokens = std::clamp(given, model_->insert_min(), model_->token_max());
+  if (index(kernel) >= tokens_given_.size()) tokens_given_.resize(index(kernel) + 1);
+  tokens_given_[index(kernel)] = tokens;
+  push(Ref::Inputs::kernel_insert(k.ksrt_slot, tokens), kernel);
+  run(control);
+}
+
+void DssPolicy::on_sm_idle(SmId sm, EngineControl& control) {
+  ensure_model(control);
+  // After a preemption whose `next` kernel finished meanwhile, the engine reports the SM idle once
+  // more; the model made it idle (and searched) on preempt_done already.
+  if (!running_ && pending_.empty() && model_->sm(index(sm)).state == Ref::SmState::kIdle) return;
+  push(Ref::Inputs::sm_idle(index(sm)));
+  run(control);
+}
+
+void DssPolicy::on_tb_finished(SmId /*sm*/, KernelId /*kernel*/, TimePs /*duration_ps*/, EngineControl& control) {
+  if (!model_) return;
+  // A kernel issues its last thread block when an SM backfills after a completion: has_tbs falls.
+  sync_has_tbs(control);
+  if (!pending_.empty()) run(control);
+}
+
+void DssPolicy::on_kernel_finished(KernelId kernel, EngineControl& control) {
+  ensure_model(control);
+  const std::uint32_t slot = control.kernel(kernel).ksrt_slot;
+  if (slot >= model_->num_slots() || queued_kernel_[slot] != kernel)
+    violation("finished kernel is not in the KSRT slot DSS knows it by", 0, kernel, control);
+  push(Ref::Inputs::kernel_finish(slot), kernel);
+  run(control);
+}
+
+void DssPolicy::on_preemption_done(SmId sm, KernelId /*preempted*/, EngineControl& control) {
+  ensure_model(control);
+  push(Ref::Inputs::preempt_done(index(sm)));
+  run(control);
+}
+
+void DssPolicy::run(EngineControl& control) {
+  sync_has_tbs(control);
+  if (running_) return;  // re-entered from an action: the outer loop feeds the queue
+  running_ = true;
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{running_};
+
+  std::uint64_t cycles = 0;
+  while (!pending_.empty() || model_->busy()) {
+    if (++cycles > kMaxCyclesPerBatch) violation("DSS search did not stop", 0, std::nullopt, control);
+    Ref::Inputs in;
+    if (!pending_.empty()) {
+      const Pending p = pending_.front();
+      pending_.pop_front();
+      in = p.in;
+      if (in.kind == Ref::EventKind::kKernelInsert) slot_kernel_[in.index] = p.kernel;
+      if (in.kind == Ref::EventKind::kKernelFinish) slot_kernel_[in.index].reset();
+    }
+    Ref::Outputs out;
+    try {
+      out = model_->step(in);
+    } catch (const std::invalid_argument& e) {
+      const bool sm_event = in.kind == Ref::EventKind::kSmIdle || in.kind == Ref::EventKind::kPreemptDone;
+      violation(std::string("event rejected by the DSS model: ") + e.what(), sm_event ? in.index : 0,
+                std::nullopt, control);
+    }
+    apply(out, control);
+  }
+  check_agreement(control);
+}
+
+void DssPolicy::apply(const Ref::Outputs& out, EngineControl& control) {
+  if (out.assign.valid) {
+    const KernelId k = kernel_of_slot(out.assign.slot, control);
+    const SmId sm{out.assign.sm};
+    control.assign_sm(sm, k);
+    if (control.sm(sm).state == SmState::kRunning && control.sm(sm).running_tbs == 0)
+      violation("DSS assigned an SM that received no thread block", out.assign.sm, k, control);
+  }
+  if (out.reserve.valid) {
+    const KernelId k = kernel_of_slot(out.reserve.next_slot, control);
+    control.reserve_sm(SmId{out.reserve.sm}, k);
+  }
+
+}
+
+KernelId DssPolicy::kernel_of_slot(std::uint32_t slot, const EngineControl& control) const {
+  const std::optional<KernelId> k = slot < slot_kernel_.size() ? slot_kernel_[slot] : std::nullopt;
+  if (!k || !control.kernel(*k).active) {
+    violation("DSS decided for KSRT slot " + std::to_string(slot) + ", which holds no active kernel", 0, k,
+              control);
+  }
+  return *k;
+}
+
+void DssPolicy::check_agreement(const EngineControl& control) const {
+  // Counted on every batch; the tables are N_SM entries.
+  auto same_kernel = [&](bool model_valid, std::uint32_t model_slot, const std::optional<KernelId>& engine) {
+    if (model_valid) return engine.has_value() && slot_kernel_[model_slot] == engine;
+    return !engine.has_value() || !control.kernel(*engine).active;  // none, or a finished kernel
+  };
+  for (std::uint32_t s = 0; s < model_->num_sms(); ++s) {
+    const Ref::Sm& m = model_->sm(s);
+    const SmStatus& e = control.sm(SmId{s});
+    std::string what;
+    if (engine_state(m.state) != e.state) {
+      what = std::string("SMST says ") + to_string(e.state) + ", DSS model says " + Ref::to_string(m.state);
+    } else if (m.state != Ref::SmState::kIdle && !same_kernel(m.kernel_valid, m.kernel, e.kernel)) {
+      what = "SMST and DSS model disagree on the SM's kernel (model: " +
+             (m.kernel_valid ? "slot " + std::to_string(m.kernel) : std::string("none")) + ")";
+    } else if (m.state == Ref::SmState::kReserved && !same_kernel(m.next_valid, m.next, e.next)) {
+      what = "SMST and DSS model disagree on the kernel the SM is reserved for (model: " +
+             (m.next_valid ? "slot " + std::to_string(m.next) : std::string("none")) + ")";
+    }
+    if (!what.empty()) violation(what, s, e.kernel ? e.kernel : e.next, control);
+  }
+  std::uint32_t valid = 0;
+  for (std::uint32_t slot = 0; slot < model_->num_slots(); ++slot) valid += model_->slot(slot).valid ? 1U : 0U;
+  for (KernelId k : control.active_kernels()) {
+    const std::uint32_t slot = control.kernel(k).ksrt_slot;
+    if (slot >= model_->num_slots() || !model_->slot(slot).valid || slot_kernel_[slot] != k)
+      violation("active kernel missing from the DSS model's KSRT", 0, k, control);
+  }
+  if (valid != control.active_kernels().size()) {
+    violation("DSS model holds " + std::to_string(valid) + " kernels, the active queue " +
+                  std::to_string(control.active_kernels().size()),
+              0, std::nullopt, control);
+  }
+  const Ref::Check check = model_->check_invariants();
+  if (!check) violation(check.message, 0, std::nullopt, control);
+}
+
+void DssPolicy::violation(const std::string& what, std::uint32_t sm, std::optional<KernelId> kernel,
+                          const EngineControl& control) const {
+  std::ostringstream msg;
+  msg << "invariant violated at " << ns_from_ps(control.now()) << " ns on SM " << sm << ", kernel ";
+  if (kernel) {
+    const KernelStatus& k = control.kernel(*kernel);
+    msg << "'" << (k.desc != nullptr ? k.desc->name : std::string("?")) << "' (launch #" << index(*kernel)
+        << ", process #" << index(k.process) << ")";
+  } else {
+    msg << "none";
+  }
+  msg << ": dss: " << what;
+  throw InvariantViolation(msg.str());
+}
+
+}  // namespace gpumux

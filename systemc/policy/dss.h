@@ -1,0 +1,103 @@
+#pragma once
+// Dynamic Spatial Sharing (Tanasic et al., ISCA 2014, 3.4 and 4.4): SMs are partitioned among the
+// active kernels by tokens. The decisions come from DssReference (policy/dss_reference.h), the
+// cycle-level model the RTL is checked against; this policy feeds it the engine's events, clocks it
+// until its search stops (decisions take effect at once in simulated time; the cycles spent are
+// counted for statistics) and carries its outputs out with assign_sm / reserve_sm.
+//
+// After every batch of events the model's SM table must agree with the engine's SMST (state, kernel,
+// next) and tokens must be conserved; otherwise InvariantViolation names SM, kernel and time.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy/dss_reference.h"
+#include "policy/policy.h"
+#include "policy/registry.h"
+
+namespace gpumux {
+
+/// Token budgets of equal sharing (Tanasic 4.4): every process gets t_c = floor(N_SM / N_p) tokens;
+/// the r = N_SM mod N_p tokens left over go one each to the first r processes whose kernels reach the
+/// active queue, and stay theirs for every later kernel (tokens are the OS's per-process priority).
+/// A process with `tokens` in the workload (KernelStatus::os_tokens) gets exactly those and does not
+/// take a left-over token.
+class EqualShareTokens {
+ public:
+  /// Tokens for a kernel of `process` entering the active queue.
+  [[nodiscard]] int tokens_for(ProcessId process, std::optional<int> os_tokens, std::uint32_t num_sms,
+                               std::uint32_t num_processes);
+
+ private:
+  std::vector<std::optional<int>> by_process_;  ///< decided at the process's first kernel
+  std::uint32_t remainder_given_ = 0;
+};
+
+class DssPolicy final : public SchedulingPolicy {
+ public:
+  /// token_bits 0: 8 bits up to 63 SMs, 16 above (see DssReference::Config::token_bits).
+  explicit DssPolicy(std::uint32_t token_bits = 0, bool start_on_preempt_done = true);
+  /// Options: token_bits=2..31 (default: 8 up to 63 SMs, else 16); preempt_done_starts=on|off
+  /// (default on: see DssReference; off: only Tanasic's two events start a search). InputError on
+  /// anything else.
+  static std::unique_ptr<SchedulingPolicy> create(const PolicyOptions& options);
+
+  [[nodiscard]] std::string name() const override { return "dss"; }
+  void on_kernel_arrival(KernelId kernel, EngineControl& control) override;
+  void on_sm_idle(SmId sm, EngineControl& control) override;
+  void on_tb_finished(SmId sm, KernelId kernel, TimePs duration_ps, EngineControl& control) override;
+  void on_kernel_finished(KernelId kernel, EngineControl& control) override;
+  void on_preemption_done(SmId sm, KernelId preempted, EngineControl& control) override;
+  // select_kernel: the default (the kernel the SM is set up for).
+
+  /// The reference model; nullptr before the first kernel arrived.
+  [[nodiscard]] const DssReference* model() const { return model_.get(); }
+  /// Cycles the model spent searching (decision latency, summed over the run).
+  [[nodiscard]] std::uint64_t search_cycles() const { return model_ ? model_->stats().busy_cycles : 0; }
+  /// Assignments plus reservations.
+  [[nodiscard]] std::uint64_t decisions() const {
+    return model_ ? model_->stats().assigns + model_->stats().reservations : 0;
+  }
+  [[nodiscard]] DssReference::Stats stats() const { return model_ ? model_->stats() : DssReference::Stats{}; }
+  /// The tokens `kernel` was given when it entered the active queue (nullopt: never seen).
+  [[nodiscard]] std::optional<int> tokens_given(KernelId kernel) const;
+  /// The kernel in KSRT `slot` as the model knows it.
+  [[nodiscard]] std::optional<KernelId> slot_kernel(std::uint32_t slot) const;
+
+ private:
+  struct Pending {
+    DssReference::Inputs in;
+    KernelId kernel{};  ///< kernel_insert / kernel_finish: the kernel of the slot
+  };
+
+  void ensure_model(const EngineControl& control);
+  void push(const DssReference::Inputs& in, KernelId kernel = KernelId{0});
+  /// Queues has_tbs events for mapped slots whose bit changed in the engine.
+  void sync_has_tbs(const EngineControl& control);
+  /// Clocks the model until the queue is empty and the search stopped, applying its outputs;
+  /// re-entrant hooks (an action can settle an SM at once) only queue their events.
+  void run(EngineControl& control);
+  void apply(const DssReference::Outputs& out, EngineControl& control);
+  void check_agreement(const EngineControl& control) const;
+  [[nodiscard]] KernelId kernel_of_slot(std::uint32_t slot, const EngineControl& control) const;
+  [[noreturn]] void violation(const std::string& what, std::uint32_t sm, std::optional<KernelId> kernel,
+                              const EngineControl& control) const;
+
+  std::uint32_t token_bits_;
+  bool start_on_preempt_done_;
+  std::unique_ptr<DssReference> model_;
+  EqualShareTokens shares_;
+  std::deque<Pending> pending_;
+  bool running_ = false;
+  std::vector<std::optional<KernelId>> slot_kernel_;    ///< KSRT slot -> kernel, as the model knows it
+  std::vector<std::optional<KernelId>> queued_kernel_;  ///< the same, counting queued events
+  std::vector<bool> queued_has_tbs_;                    ///< has_tbs per slot, counting queued events
+  std::vector<std::uint32_t> queued_slots_;             ///< slots with a kernel, counting queued events
+  std::vector<std::optional<int>> tokens_given_;      ///< per KernelId
+};
+
+}  // namespace gpumux

@@ -1,0 +1,442 @@
+// DssReference, the cycle-level model of the DSS token policy (Tanasic 3.4, Algorithm 1): directed
+// cases, cycle timing and token conservation under random event sequences. Plain C++.
+
+#include "policy/dss_reference.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/rng.h"
+
+namespace gpumux {
+namespace {
+
+using Ref = DssReference;
+using In = Ref::Inputs;
+
+Ref::Config config(std::uint32_t sms, std::uint32_t slots, std::uint32_t bits = 8, bool preempt_starts = true) {
+  Ref::Config c;
+  c.num_sms = sms;
+  c.num_slots = slots;
+  c.token_bits = bits;
+  c.start_on_preempt_done = preempt_starts;
+  return c;
+}
+
+/// Feeds `in` (one cycle) and then clocks until the search stops; returns every decision output.
+std::vector<Ref::Outputs> feed(Ref& ref, const In& in) {
+  std::vector<Ref::Outputs> decisions;
+  Ref::Outputs out = ref.step(in);
+  EXPECT_FALSE(out.assign.valid || out.reserve.valid) << "decision in an event cycle";
+  for (int guard = 0; ref.busy() && guard < 1'000'000; ++guard) {
+    out = ref.step(In::none());
+    if (out.assign.valid || out.reserve.valid) decisions.push_back(out);
+    const Ref::Check check = ref.check_invariants();
+    EXPECT_TRUE(check.ok) << check.message;
+  }
+  EXPECT_FALSE(ref.busy()) << "search did not stop";
+  return decisions;
+}
+
+std::uint32_t running_for(const Ref& ref, std::uint32_t slot) {
+  std::uint32_t n = 0;
+  for (const Ref::Sm& m : ref.sms()) n += (m.state == Ref::SmState::kRunning && m.kernel_valid && m.kernel == slot);
+  return n;
+}
+
+std::uint32_t reserved_for(const Ref& ref, std::uint32_t slot) {
+  std::uint32_t n = 0;
+  for (const Ref::Sm& m : ref.sms()) n += (m.state == Ref::SmState::kReserved && m.next_valid && m.next == slot);
+  return n;
+}
+
+/// Completes every reservation in progress (as the SM driver does when the SMs have drained).
+void finish_preemptions(Ref& ref) {
+  for (std::uint32_t s = 0; s < ref.num_sms(); ++s) {
+    if (ref.sm(s).state == Ref::SmState::kReserved) feed(ref, In::preempt_done(s));
+  }
+}
+
+/// The stop condition, recomputed independently of the scan: no idle SM while some kernel has thread
+/// blocks, and the max/min token counts (as Algorithm 1 defines them) differ by at most one.
+void expect_steady_state(const Ref& ref) {
+  bool idle = false;
+  for (const Ref::Sm& m : ref.sms()) idle = idle || m.state == Ref::SmState::kIdle;
+  bool have_max = false;
+  bool have_min = false;
+  std::int32_t max = 0;
+  std::int32_t min = 0;
+  for (std::uint32_t k = 0; k < ref.num_slots(); ++k) {
+    const Ref::Slot& s = ref.slot(k);
+    if (!s.valid) continue;
+    if (s.has_tbs && (!have_max || s.tokens > max)) {
+      have_max = true;
+      max = s.tokens;
+    }
+    if (running_for(ref, k) > 0 && (!have_min || s.tokens < min)) {
+      have_min = true;
+      min = s.tokens;
+    }
+  }
+  EXPECT_FALSE(idle && have_max) << "an SM is idle while a kernel has thread blocks";
+  if (have_max && have_min) {
+    EXPECT_LE(max, min + 1);
+  }
+}
+
+TEST(DssReference, RejectsTokenWidthsTooNarrowForTheDebt) {
+  EXPECT_THROW(Ref(config(13, 13, 4)), std::invalid_argument);  // 4 bits: -8..7
+  EXPECT_THROW(Ref(config(0, 13)), std::invalid_argument);
+  EXPECT_THROW(Ref(config(13, 13, 40)), std::invalid_argument);
+  const Ref ref(config(13, 13, 8));
+  EXPECT_EQ(ref.token_min(), -128);
+  EXPECT_EQ(ref.token_max(), 127);
+  EXPECT_EQ(ref.insert_min(), -115);
+  EXPECT_EQ(Ref(config(13, 20)).scan_length(), 20U);
+  EXPECT_EQ(Ref(config(20, 13)).scan_length(), 20U);
+}
+
+TEST(DssReference, SingleKernelTakesEveryIdleSmAndGoesIntoDebt) {
+  Ref ref(config(13, 13));
+  const auto decisions = feed(ref, In::kernel_insert(0, 7));
+  ASSERT_EQ(decisions.size(), 13U);
+  for (std::uint32_t i = 0; i < 13; ++i) {
+    EXPECT_TRUE(decisions[i].assign.valid);
+    EXPECT_EQ(decisions[i].assign.sm, i);  // lowest idle SM first
+    EXPECT_EQ(decisions[i].assign.slot, 0U);
+  }
+  EXPECT_EQ(ref.slot(0).tokens, 7 - 13);  // debt: Tanasic's "to prevent the underutilization"
+  EXPECT_EQ(running_for(ref, 0), 13U);
+  EXPECT_EQ(ref.stats().assigns, 13U);
+  EXPECT_EQ(ref.stats().reservations, 0U);
+  EXPECT_TRUE(ref.check_invariants().ok);
+}
+
+TEST(DssReference, EachIterationScansOneEntryPerCycleThenDecides) {
+  for (const auto& [sms, slots] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{13, 13}, {13, 16}, {4, 2}}) {
+    Ref ref(config(sms, slots));
+    const std::uint32_t n = std::max(sms, slots);
+    Ref::Outputs out = ref.step(In::kernel_insert(0, 1));
+    EXPECT_FALSE(out.busy);  // the event cycle; the search starts in the next one
+    EXPECT_TRUE(ref.busy());
+    for (std::uint32_t i = 0; i < n; ++i) {
+      EXPECT_EQ(ref.phase(), Ref::Phase::kScan);
+      EXPECT_EQ(ref.scan().index, i);
+      out = ref.step(In::none());
+      EXPECT_TRUE(out.busy);
+      EXPECT_FALSE(out.assign.valid || out.reserve.valid) << "decision before the scan ended, cycle " << i;
+    }
+    EXPECT_EQ(ref.phase(), Ref::Phase::kDecide);
+    out = ref.step(In::none());  // cycle N + 1: the decision
+    ASSERT_TRUE(out.assign.valid);
+    EXPECT_EQ(out.assign.sm, 0U);
+    while (ref.busy()) ref.step(In::none());
+    // `sms` iterations with an assignment, then one that stops: N + 1 cycles each.
+    EXPECT_EQ(ref.stats().iterations, sms + 1U);
+    EXPECT_EQ(ref.stats().busy_cycles, (sms + 1U) * (n + 1U));
+    EXPECT_EQ(ref.stats().max_search_cycles, (sms + 1U) * (n + 1U));
+    EXPECT_EQ(ref.stats().searches, 1U);
+  }
+}
+
+TEST(DssReference, TwoKernelsSplitThirteenSmsSevenToSixAndIdleSmsGoBack) {
+  Ref ref(config(13, 13));
+  feed(ref, In::kernel_insert(0, 7));  // equal sharing of 13 SMs by 2 processes: 7 and 6
+  const auto decisions = feed(ref, In::kernel_insert(1, 6));
+  ASSERT_EQ(decisions.size(), 6U);
+  for (const auto& d : decisions) {
+    ASSERT_TRUE(d.reserve.valid);
+    EXPECT_EQ(d.reserve.next_slot, 1U);
+  }
+  // Reservations come from the lowest-index running SMs of the kernel with the fewest tokens.
+  EXPECT_EQ(decisions.front().reserve.sm, 0U);
+  EXPECT_EQ(decisions.back().reserve.sm, 5U);
+  EXPECT_EQ(ref.slot(0).tokens, 0);
+  EXPECT_EQ(ref.slot(1).tokens, 0);
+  EXPECT_EQ(running_for(ref, 0), 7U);
+  EXPECT_EQ(reserved_for(ref, 1), 6U);
+
+  finish_preemptions(ref);
+  EXPECT_EQ(running_for(ref, 0), 7U);
+  EXPECT_EQ(running_for(ref, 1), 6U);
+  EXPECT_EQ(ref.stats().reservations, 6U);  // the preempt_done searches changed nothing
+
+  // Kernel 1 finishes: its SMs drain and report idle one by one, each going back to kernel 0.
+  feed(ref, In::kernel_finish(1));
+  for (std::uint32_t s = 0; s < 6; ++s) {
+    EXPECT_EQ(ref.sm(s).state, Ref::SmState::kRunning);
+    EXPECT_FALSE(ref.sm(s).kernel_valid);  // orphan until its idle event
+    const auto d = feed(ref, In::sm_idle(s));
+    ASSERT_EQ(d.size(), 1U);
+    EXPECT_TRUE(d[0].assign.valid);
+    EXPECT_EQ(d[0].assign.sm, s);
+    EXPECT_EQ(d[0].assign.slot, 0U);
+  }
+  EXPECT_EQ(running_for(ref, 0), 13U);
+  EXPECT_EQ(ref.slot(0).tokens, -6);
+}
+
+TEST(DssReference, SmsOfAKernelWithoutThreadBlocksStayIdle) {
+  Ref ref(config(4, 4));
+  feed(ref, In::kernel_insert(0, 4));
+  feed(ref, In::has_tbs(0, false));  // issued its last thread block: no search
+  EXPECT_FALSE(ref.busy());
+  EXPECT_TRUE(feed(ref, In::sm_idle(2)).empty());
+  EXPECT_EQ(ref.sm(2).state, Ref::SmState::kIdle);
+  EXPECT_EQ(ref.slot(0).tokens, 1);  // the token came back
+  EXPECT_TRUE(feed(ref, In::sm_idle(2)).empty());  // idle again: only a search
+  EXPECT_EQ(ref.slot(0).tokens, 1);
+}
+
+TEST(DssReference, ThirdKernelReservesFromTheKernelsWithFewestTokensUntilBalanced) {
+  Ref ref(config(13, 13));
+  feed(ref, In::kernel_insert(0, 5));  // 13 SMs, 3 processes: 5, 4, 4
+  feed(ref, In::kernel_insert(1, 4));
+  finish_preemptions(ref);
+  EXPECT_EQ(running_for(ref, 0), 7U);
+  EXPECT_EQ(running_for(ref, 1), 6U);
+  EXPECT_EQ(ref.slot(0).tokens, -2);
+  EXPECT_EQ(ref.slot(1).tokens, -2);
+
+  const auto decisions = feed(ref, In::kernel_insert(2, 4));
+  ASSERT_EQ(decisions.size(), 4U);
+  // tokens (k0, k1, k2): (-2,-2,4) -> k0 (tie, lowest slot) -> (-1,-2,3) -> k1 -> (-1,-1,2) -> k0
+  // -> (0,-1,1) -> k1 -> (0,0,0): stop.
+  const std::vector<std::uint32_t> victims = {0, 1, 0, 1};
+  for (std::size_t i = 0; i < decisions.size(); ++i) {
+    ASSERT_TRUE(decisions[i].reserve.valid);
+    EXPECT_EQ(decisions[i].reserve.next_slot, 2U);
+    EXPECT_EQ(ref.sm(decisions[i].reserve.sm).kernel, victims[i]) << "decision " << i;
+  }
+  finish_preemptions(ref);
+  EXPECT_EQ(running_for(ref, 0), 5U);
+  EXPECT_EQ(running_for(ref, 1), 4U);
+  EXPECT_EQ(running_for(ref, 2), 4U);
+  for (std::uint32_t k = 0; k < 3; ++k) EXPECT_EQ(ref.slot(k).tokens, 0);
+  expect_steady_state(ref);
+}
+
+TEST(DssReference, ReservedSmsAreNeverReservedAgain) {
+  // Three kernels arrive before any preemption completes: kernel 1 holds only reserved SMs, so it
+  // cannot be ksr_min, and kernel 0 gives up more SMs than its share for now.
+  for (const bool preempt_starts : {false, true}) {
+    Ref ref(config(13, 13, 8, preempt_starts));
+    feed(ref, In::kernel_insert(0, 5));
+    feed(ref, In::kernel_insert(1, 4));
+    EXPECT_EQ(reserved_for(ref, 1), 6U);
+    const auto decisions = feed(ref, In::kernel_insert(2, 4));
+    ASSERT_EQ(decisions.size(), 3U);
+    for (const auto& d : decisions) EXPECT_EQ(ref.sm(d.reserve.sm).kernel, 0U);
+    EXPECT_EQ(running_for(ref, 0), 4U);
+    finish_preemptions(ref);
+    if (preempt_starts) {
+      // preempt_done restarts the search: the partition converges to 5/4/4.
+      EXPECT_EQ(running_for(ref, 0) + reserved_for(ref, 0), 5U);
+      EXPECT_EQ(running_for(ref, 1) + reserved_for(ref, 1), 4U);
+      EXPECT_EQ(running_for(ref, 2) + reserved_for(ref, 2), 4U);
+      finish_preemptions(ref);
+      expect_steady_state(ref);
+    } else {
+      // Tanasic's two events only: 4/6/3 until some SM goes idle.
+      EXPECT_EQ(running_for(ref, 0), 4U);
+      EXPECT_EQ(running_for(ref, 1), 6U);
+      EXPECT_EQ(running_for(ref, 2), 3U);
+    }
+    EXPECT_TRUE(ref.check_invariants().ok) << ref.check_invariants().message;
+  }
+}
+
+TEST(DssReference, ReservationWhoseNextKernelFinishesEndsIdleAndIsReassigned) {
+  Ref ref(config(4, 4));
+  feed(ref, In::kernel_insert(0, 2));
+  feed(ref, In::kernel_insert(1, 2));  // 4 SMs: reserve 2 of kernel 0's for kernel 1
+  ASSERT_EQ(reserved_for(ref, 1), 2U);
+  const std::uint32_t sm = 0;
+  ASSERT_EQ(ref.sm(sm).state, Ref::SmState::kReserved);
+
+  feed(ref, In::kernel_finish(1));  // kernel 1 finishes while SM 0 still drains kernel 0
+  EXPECT_EQ(ref.sm(sm).state, Ref::SmState::kReserved);
+  EXPECT_FALSE(ref.sm(sm).next_valid);
+  EXPECT_TRUE(ref.sm(sm).kernel_valid);  // still draining kernel 0
+  EXPECT_TRUE(ref.check_invariants().ok) << ref.check_invariants().message;
+
+  // The drain completes: without a next kernel the SM is idle, which starts a search that gives it
+  // (back) to the kernel with the most tokens and thread blocks.
+  const auto d = feed(ref, In::preempt_done(sm));
+  ASSERT_EQ(d.size(), 1U);
+  EXPECT_TRUE(d[0].assign.valid);
+  EXPECT_EQ(d[0].assign.sm, sm);
+  EXPECT_EQ(d[0].assign.slot, 0U);
+  EXPECT_TRUE(ref.check_invariants().ok) << ref.check_invariants().message;
+}
+
+TEST(DssReference, IdleReportOfAReservedSmReturnsTheTokenToItsNextKernel) {
+  Ref ref(config(2, 2));
+  feed(ref, In::kernel_insert(0, 1));
+  feed(ref, In::kernel_insert(1, 1));
+  ASSERT_EQ(ref.sm(0).state, Ref::SmState::kReserved);
+  EXPECT_EQ(ref.slot(1).tokens, 0);
+  feed(ref, In::has_tbs(1, false));
+  feed(ref, In::sm_idle(0));
+  EXPECT_EQ(ref.slot(1).tokens, 1);
+  EXPECT_TRUE(ref.check_invariants().ok) << ref.check_invariants().message;
+}
+
+TEST(DssReference, OrphanSmsDoNotCountForTheNextKernelInTheirSlot) {
+  Ref ref(config(3, 3));
+  feed(ref, In::kernel_insert(0, 3));
+  ASSERT_EQ(running_for(ref, 0), 3U);
+  feed(ref, In::kernel_finish(0));
+  // The KSRT entry is reused before the SMs report idle (the SM driver admits the next kernel first).
+  feed(ref, In::kernel_insert(0, 3));
+  EXPECT_EQ(running_for(ref, 0), 0U);
+  EXPECT_EQ(ref.slot(0).tokens, 3);
+  EXPECT_TRUE(ref.check_invariants().ok) << ref.check_invariants().message;
+  for (std::uint32_t s = 0; s < 3; ++s) feed(ref, In::sm_idle(s));
+  EXPECT_EQ(running_for(ref, 0), 3U);
+  EXPECT_EQ(ref.slot(0).tokens, 0);
+}
+
+TEST(DssReference, AnEventDuringASearchRestartsTheScan) {
+  Ref ref(config(4, 4));
+  ref.step(In::kernel_insert(0, 4));
+  for (int i = 0; i < 3; ++i) ref.step(In::none());
+  EXPECT_EQ(ref.scan().index, 3U);
+  const Ref::Outputs out = ref.step(In::kernel_insert(1, 0));
+  EXPECT_TRUE(out.busy);
+  EXPECT_EQ(ref.phase(), Ref::Phase::kScan);
+  EXPECT_EQ(ref.scan().index, 0U);
+  EXPECT_EQ(ref.stats().restarts, 1U);
+  EXPECT_EQ(ref.stats().searches, 1U);
+  // An event in the decision cycle wins over the decision.
+  for (int i = 0; i < 4; ++i) ref.step(In::none());
+  ASSERT_EQ(ref.phase(), Ref::Phase::kDecide);
+  const Ref::Outputs busy = ref.step(In::has_tbs(1, false));
+  EXPECT_FALSE(busy.assign.valid || busy.reserve.valid);
+  EXPECT_EQ(ref.stats().restarts, 2U);
+  while (ref.busy()) ref.step(In::none());
+  EXPECT_EQ(running_for(ref, 0), 4U);
+  EXPECT_EQ(running_for(ref, 1), 0U);
+}
+
+TEST(DssReference, InsertTokensAreClampedToTheTokenWidth) {
+  Ref ref(config(13, 13, 8));
+  ref.step(In::kernel_insert(0, 1000));
+  ref.step(In::kernel_insert(1, -1000));
+  EXPECT_EQ(ref.slot(0).tokens, 127);
+  EXPECT_EQ(ref.slot(1).tokens, -115);  // -128 + 13: room for the debt of every SM
+  while (ref.busy()) ref.step(In::none());
+  EXPECT_TRUE(ref.check_invariants().ok) << ref.check_invariants().message;
+  EXPECT_EQ(ref.slot(0).tokens, 127 - 13);
+}
+
+TEST(DssReference, ProtocolViolationsThrowAndChangeNothing) {
+  Ref ref(config(2, 2));
+  EXPECT_THROW(ref.step(In::kernel_insert(2, 1)), std::invalid_argument);
+  EXPECT_THROW(ref.step(In::kernel_finish(0)), std::invalid_argument);
+  EXPECT_THROW(ref.step(In::has_tbs(1, true)), std::invalid_argument);
+  EXPECT_THROW(ref.step(In::sm_idle(2)), std::invalid_argument);
+  EXPECT_THROW(ref.step(In::preempt_done(0)), std::invalid_argument);
+  EXPECT_EQ(ref.stats().cycles, 0U);  // a rejected event is no clock cycle
+  feed(ref, In::kernel_insert(0, 1));
+  const Ref::Slot slot = ref.slot(0);
+  const std::uint64_t cycles = ref.stats().cycles;
+  EXPECT_THROW(ref.step(In::kernel_insert(0, 5)), std::invalid_argument);
+  EXPECT_EQ(ref.slot(0).tokens, slot.tokens);
+  EXPECT_EQ(ref.stats().cycles, cycles);
+  EXPECT_TRUE(ref.check_invariants().ok);
+  ref.reset();
+  EXPECT_FALSE(ref.slot(0).valid);
+  EXPECT_EQ(ref.stats().cycles, 0U);
+}
+
+/// Random legal events, one cycle at a time, with and without a search in progress. Every cycle:
+/// invariants (token conservation), decisions only on legal SMs and never two at once; whenever a
+/// search stops, the stop condition holds.
+void random_run(const Ref::Config& c, std::uint64_t seed, int steps) {
+  Ref ref(c);
+  Rng rng(seed);
+  std::uint64_t decisions = 0;
+  for (int step = 0; step < steps; ++step) {
+    In in;
+    const bool quiet = step > steps - 2000;  // at the end: let the searches finish
+    if (!quiet && rng.uniform() < 0.15) {
+      std::vector<std::uint32_t> valid;
+      std::vector<std::uint32_t> free;
+      std::vector<std::uint32_t> reserved;
+      for (std::uint32_t k = 0; k < c.num_slots; ++k) (ref.slot(k).valid ? valid : free).push_back(k);
+      for (std::uint32_t s = 0; s < c.num_sms; ++s)
+        if (ref.sm(s).state == Ref::SmState::kReserved) reserved.push_back(s);
+      const auto pick = [&](const std::vector<std::uint32_t>& v) {
+        return v[static_cast<std::size_t>(rng.below(v.size()))];
+      };
+      switch (rng.below(6)) {
+        case 0:
+          if (!free.empty()) in = In::kernel_insert(pick(free), static_cast<std::int32_t>(rng.below(40)) - 10);
+          break;
+        case 1:
+          if (!valid.empty() && rng.uniform() < 0.5) in = In::kernel_finish(pick(valid));
+          break;
+        case 2:
+        case 3:
+          in = In::sm_idle(static_cast<std::uint32_t>(rng.below(c.num_sms)));
+          break;
+        case 4:
+          if (!reserved.empty()) in = In::preempt_done(pick(reserved));
+          break;
+        default:
+          if (!valid.empty()) in = In::has_tbs(pick(valid), rng.uniform() < 0.6);
+          break;
+      }
+    }
+    const std::vector<Ref::Sm> before = ref.sms();
+    const std::vector<Ref::Slot> slots_before = ref.slots();
+    const bool was_deciding = ref.phase() == Ref::Phase::kDecide;
+    const Ref::Outputs out = ref.step(in);
+    const Ref::Check check = ref.check_invariants();
+    ASSERT_TRUE(check.ok) << "seed " << seed << " step " << step << ": " << check.message;
+    ASSERT_FALSE(out.assign.valid && out.reserve.valid) << "two decisions in one cycle";
+    if (in.kind != Ref::EventKind::kNone) {
+      ASSERT_FALSE(out.assign.valid || out.reserve.valid);
+    }
+    if (out.assign.valid) {
+      ++decisions;
+      ASSERT_EQ(before[out.assign.sm].state, Ref::SmState::kIdle) << "assigned a busy SM";
+      ASSERT_TRUE(slots_before[out.assign.slot].valid && slots_before[out.assign.slot].has_tbs);
+      ASSERT_EQ(ref.sm(out.assign.sm).state, Ref::SmState::kRunning);
+      ASSERT_EQ(ref.sm(out.assign.sm).kernel, out.assign.slot);
+    }
+    if (out.reserve.valid) {
+      ++decisions;
+      const Ref::Sm& victim = before[out.reserve.sm];
+      ASSERT_EQ(victim.state, Ref::SmState::kRunning) << "reserved an SM that was not running";
+      ASSERT_TRUE(victim.kernel_valid);
+      ASSERT_NE(victim.kernel, out.reserve.next_slot);
+      ASSERT_GE(slots_before[out.reserve.next_slot].tokens, slots_before[victim.kernel].tokens + 2);
+      ASSERT_EQ(ref.sm(out.reserve.sm).state, Ref::SmState::kReserved);
+      ASSERT_EQ(ref.sm(out.reserve.sm).next, out.reserve.next_slot);
+    }
+    if (was_deciding && in.kind == Ref::EventKind::kNone && !ref.busy()) expect_steady_state(ref);
+  }
+  EXPECT_FALSE(ref.busy()) << "seed " << seed << ": search still running after 2000 quiet cycles";
+  EXPECT_GT(decisions, 0U);
+  EXPECT_GT(ref.stats().searches, 0U);
+}
+
+TEST(DssReference, RandomEventsConserveTokensAndNeverDecideTwice) {
+  std::uint64_t seed = 1;
+  for (const auto& [sms, slots] :
+       std::vector<std::pair<std::uint32_t, std::uint32_t>>{{13, 13}, {13, 13}, {4, 8}, {8, 3}, {1, 1}, {15, 15}}) {
+    Ref::Config c = config(sms, slots, sms == 15 ? 5 : 8, seed % 2 == 1);
+    SCOPED_TRACE("sms " + std::to_string(sms) + " slots " + std::to_string(slots));
+    random_run(c, seed++, 20000);
+  }
+}
+
+}  // namespace
+}  // namespace gpumux
