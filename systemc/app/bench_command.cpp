@@ -77,10 +77,12 @@ int bench_command(const std::vector<std::string>& args) {
   std::uint64_t tbs = 4'000'000;
   std::string gpu_path = config_dir() + "/gpus/hopper-h100-like.yaml";
   std::string policy = "fcfs";
+  std::string preemption = "context-switch";
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
       "tbs", po::value(&tbs)->default_value(tbs), "thread blocks to simulate")(
       "gpu", po::value(&gpu_path)->default_value(gpu_path), "GPU config")(
-      "policy", po::value(&policy)->default_value(policy), "policy");
+      "policy", po::value(&policy)->default_value(policy), "policy")(
+      "preemption", po::value(&preemption)->default_value(preemption), "context-switch or drain");
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(options).run(), vm);
@@ -102,6 +104,7 @@ int bench_command(const std::vector<std::string>& args) {
     spec.gpu = load_gpu_config(gpu_path);
     spec.workload = bench_workload(tbs, 8);
     spec.policy = policy;
+    spec.preemption = parse_preemption(preemption);
     const RunResult model = simulate(spec);
 
     const std::uint32_t sms = spec.gpu.num_sms;
@@ -119,6 +122,8 @@ int bench_command(const std::vector<std::string>& args) {
     nlohmann::json out = {{"gpu", spec.gpu.name},
                           {"sms", sms},
                           {"policy", policy},
+                          {"preemption", preemption},
+                          {"preemptions", model.preemptions.size()},
                           {"thread_blocks", model.tbs_completed},
                           {"wall_seconds", model.wall_seconds},
                           {"simulated_ms", ns_from_ps(model.end_ps) / 1e6},
@@ -131,7 +136,8 @@ int bench_command(const std::vector<std::string>& args) {
       std::printf("gpumux bench: %llu thread blocks on %s (%u SMs), policy %s\n",
                   static_cast<unsigned long long>(model.tbs_completed), spec.gpu.name.c_str(), sms,
                   policy.c_str());
-      std::printf("  model:      %.2f s wall, %.0f thread blocks/s\n", model.wall_seconds, tb_per_s);
+      std::printf("  model:      %.2f s wall, %.0f thread blocks/s, %zu preemptions (%s)\n", model.wall_seconds,
+                  tb_per_s, model.preemptions.size(), preemption.c_str());
       std::printf("  bare loop:  %.0f events/s (one timed event per thread block)\n", bare_per_s);
       std::printf("  ratio:      %.3f\n", tb_per_s / bare_per_s);
     }

@@ -224,7 +224,7 @@ void DssPolicy::apply(const Ref::Outputs& out, EngineControl& control) {
     const KernelId k = kernel_of_slot(out.reserve.next_slot, control);
     control.reserve_sm(SmId{out.reserve.sm}, k);
   }
-
+  if (out.assign.valid || out.reserve.valid) sync_has_tbs(control);
 }
 
 KernelId DssPolicy::kernel_of_slot(std::uint32_t slot, const EngineControl& control) const {
