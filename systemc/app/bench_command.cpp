@@ -136,8 +136,8 @@ int bench_command(const std::vector<std::string>& args) {
       std::printf("gpumux bench: %llu thread blocks on %s (%u SMs), policy %s\n",
                   static_cast<unsigned long long>(model.tbs_completed), spec.gpu.name.c_str(), sms,
                   policy.c_str());
-      std::printf("  model:      %.2f s wall, %.0f thread blocks/s, %zu preemptions (%s)\n", model.wall_seconds,
-                  tb_per_s, model.preemptions.size(), preemption.c_str());
+      std::printf("  model:      %.2f s wall, %.0f thread blocks/s, %zu preemptions (%s)\n",
+                  model.wall_seconds, tb_per_s, model.preemptions.size(), preemption.c_str());
       std::printf("  bare loop:  %.0f events/s (one timed event per thread block)\n", bare_per_s);
       std::printf("  ratio:      %.3f\n", tb_per_s / bare_per_s);
     }

@@ -27,7 +27,8 @@ PolicyOptions parse_policy_options(const std::vector<std::string>& items) {
   PolicyOptions options;
   for (const std::string& item : items) {
     const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) throw InputError("--policy-opt expects KEY=VALUE, got '" + item + "'");
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--policy-opt expects KEY=VALUE, got '" + item + "'");
     options[item.substr(0, eq)] = item.substr(eq + 1);
   }
   return options;
@@ -56,7 +57,8 @@ int run_command(const std::vector<std::string>& args) {
       "workload", po::value(&workload_path)->required(), "workload (configs/workloads/*.yaml)")(
       "policy", po::value(&policy)->default_value("fcfs"),
       "thread-block scheduling policy (gpumux list policies)")(
-      "policy-opt", po::value(&policy_opts)->composing(), "policy option KEY=VALUE (repeatable), e.g. access=exclusive")(
+      "policy-opt", po::value(&policy_opts)->composing(),
+      "policy option KEY=VALUE (repeatable), e.g. access=exclusive")(
       "preemption", po::value(&preemption)->default_value("context-switch"),
       "how policies that preempt take an SM: context-switch or drain (Tanasic 3.2)")(
       "seed", po::value(&seed)->default_value(1), "random seed (same inputs and seed => identical stats)")(
@@ -84,7 +86,8 @@ int run_command(const std::vector<std::string>& args) {
     const GpuConfig gpu = load_gpu_config(gpu_path);
     const Workload workload = load_workload(workload_path, gpu);
     const PolicyOptions policy_options = parse_policy_options(policy_opts);
-    (void)create_policy(policy, policy_options);  // unknown policy or option: InputError before any simulation
+    (void)create_policy(policy,
+                        policy_options);  // unknown policy or option: InputError before any simulation
     if (out_dir.empty()) out_dir = "out/" + workload.name;
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);

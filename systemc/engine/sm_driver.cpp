@@ -90,10 +90,13 @@ void SmDriver::reserve_sm(SmId sm, KernelId next) {
 
 void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, std::uint64_t bytes) {
   SmStatus& status = framework_.sm(sm);
-  if (status.state != SmState::kReserved) violation("context saved on an SM that is not reserved", sm, saved.empty() ? KernelId{0} : saved.front().kernel);
+  if (status.state != SmState::kReserved)
+    violation("context saved on an SM that is not reserved", sm,
+              saved.empty() ? KernelId{0} : saved.front().kernel);
   for (const PreemptedTb& p : saved) {
     auto& state = tb_states_[index(p.kernel)][p.tb];
-    if (state != TbState::kRunning) violation("saved thread block " + std::to_string(p.tb) + " that was not running", sm, p.kernel);
+    if (state != TbState::kRunning)
+      violation("saved thread block " + std::to_string(p.tb) + " that was not running", sm, p.kernel);
     state = TbState::kPreempted;
     framework_.kernel(p.kernel).preempted_tbs.push_back({p.tb, p.remaining_ps});
     auto it = std::find_if(status.residents.begin(), status.residents.end(),
@@ -105,7 +108,8 @@ void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, 
     if (--it->tbs == 0) status.residents.erase(it);
   }
   if (status.running_tbs != 0) violation("context save left thread blocks on the SM", sm, *status.kernel);
-  if (open_preemption_[index(sm)] < preemptions_.size()) preemptions_[open_preemption_[index(sm)]].bytes = bytes;
+  if (open_preemption_[index(sm)] < preemptions_.size())
+    preemptions_[open_preemption_[index(sm)]].bytes = bytes;
   settle_sm(sm);
   if (hooks_.sm_changed) hooks_.sm_changed(sm);
 }

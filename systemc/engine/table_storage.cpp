@@ -35,7 +35,8 @@ std::vector<TableStorage> framework_storage(const GpuConfig& gpu) {
       {"KSRT", slots, ksrt_entry,
        "command 128 b, next TB 24 b, done TBs 24 b, context, priority 8 b, tokens, PTBQ head/tail, valid"},
       {"SMST", n_sm, smst_entry, "state 2 b, KSR index, running TBs, next KSR index"},
-      {"PTBQs", slots * ptbq_entries, ptbq_entry, "TB id 24 b + context stack pointer 40 b; N_SM x T_max per KSR"},
+      {"PTBQs", slots * ptbq_entries, ptbq_entry,
+       "TB id 24 b + context stack pointer 40 b; N_SM x T_max per KSR"},
   };
 }
 

@@ -31,20 +31,20 @@ struct KernelStatus {
   const KernelDesc* desc = nullptr;
   int priority = 0;
   std::optional<int> os_tokens;  ///< token budget the OS gave the process (workload `tokens`), if any
-  TimePs launch_ps = 0;      ///< host submitted the launch command
-  TimePs arrival_ps = 0;     ///< entered the execution engine (execution queue)
-  TimePs admitted_ps = 0;    ///< entered the active queue / KSRT
-  TimePs start_ps = kNever;  ///< first thread block issued
-  TimePs end_ps = kNever;    ///< last thread block completed
+  TimePs launch_ps = 0;          ///< host submitted the launch command
+  TimePs arrival_ps = 0;         ///< entered the execution engine (execution queue)
+  TimePs admitted_ps = 0;        ///< entered the active queue / KSRT
+  TimePs start_ps = kNever;      ///< first thread block issued
+  TimePs end_ps = kNever;        ///< last thread block completed
   std::uint32_t total_tbs = 0;
   std::uint32_t next_tb = 0;     ///< next never-issued thread block index
   std::uint32_t issued_tbs = 0;  ///< issues, including re-issues of preempted TBs
   std::uint32_t completed_tbs = 0;
   std::deque<PtbqEntry> preempted_tbs;  ///< PTBQ: preempted TBs, issued before new ones (FIFO)
-  std::uint32_t preemptions = 0;       ///< times an SM running this kernel was preempted
-  Occupancy occupancy;                       ///< alone on one SM
-  bool active = false;                       ///< holds a KSRT entry
-  std::uint32_t ksrt_slot = 0;               ///< its KSRT entry while active (0 .. capacity-1)
+  std::uint32_t preemptions = 0;        ///< times an SM running this kernel was preempted
+  Occupancy occupancy;                  ///< alone on one SM
+  bool active = false;                  ///< holds a KSRT entry
+  std::uint32_t ksrt_slot = 0;          ///< its KSRT entry while active (0 .. capacity-1)
 
   [[nodiscard]] bool has_tbs_to_issue() const { return next_tb < total_tbs || !preempted_tbs.empty(); }
   [[nodiscard]] bool finished() const { return completed_tbs == total_tbs; }

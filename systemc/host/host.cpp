@@ -33,7 +33,8 @@ bool Host::should_replay(std::uint32_t process) const {
     return results_[process].runs.size() < workload_.processes[process].repeat;
   }
   // Tanasic 4.1: replay every application until all have completed at least `repeat` times.
-  if (results_[process].runs.size() >= std::max(workload_.replay_limit, workload_.processes[process].repeat)) {
+  if (results_[process].runs.size() >=
+      std::max(workload_.replay_limit, workload_.processes[process].repeat)) {
     return false;
   }
   for (std::size_t p = 0; p < results_.size(); ++p) {

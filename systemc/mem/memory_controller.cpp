@@ -9,7 +9,8 @@ MemoryController::MemoryController(const sc_core::sc_module_name& name, const Me
   socket.register_b_transport(this, &MemoryController::b_transport);
 }
 
-TimePs MemoryController::serve(std::uint32_t initiator, std::uint64_t bytes, TimePs arrival_ps, bool is_write) {
+TimePs MemoryController::serve(std::uint32_t initiator, std::uint64_t bytes, TimePs arrival_ps,
+                               bool is_write) {
   const BandwidthChannel::Slot slot = channel_.reserve(bytes, arrival_ps);
   ++transactions_;
   traced_bytes_ = channel_.bytes();
@@ -21,9 +22,8 @@ TimePs MemoryController::serve(std::uint32_t initiator, std::uint64_t bytes, Tim
 void MemoryController::b_transport(int initiator, tlm::tlm_generic_payload& payload,
                                    sc_core::sc_time& delay) {
   const TimePs now = sc_core::sc_time_stamp().value();
-  const TimePs done =
-      serve(static_cast<std::uint32_t>(initiator), payload.get_data_length(), now + delay.value(),
-                            payload.is_write());
+  const TimePs done = serve(static_cast<std::uint32_t>(initiator), payload.get_data_length(),
+                            now + delay.value(), payload.is_write());
   delay = sc_core::sc_time::from_value(done - now);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -47,8 +47,9 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   r.tbs_reissued = j.at("tbs_reissued").get<std::uint64_t>();
   r.preemptions.clear();
   for (const auto& p : j.at("preemptions")) {
-    r.preemptions.push_back({p.at(0).get<std::uint32_t>(), p.at(1).get<std::uint32_t>(), p.at(2).get<std::uint8_t>(),
-                             p.at(3).get<TimePs>(), p.at(4).get<TimePs>(), p.at(5).get<std::uint64_t>()});
+    r.preemptions.push_back({p.at(0).get<std::uint32_t>(), p.at(1).get<std::uint32_t>(),
+                             p.at(2).get<std::uint8_t>(), p.at(3).get<TimePs>(), p.at(4).get<TimePs>(),
+                             p.at(5).get<std::uint64_t>()});
   }
   r.wall_seconds = j.at("wall_seconds").get<double>();
   r.processes.clear();

@@ -30,18 +30,18 @@ struct KernelRecord {
   TimePs start_ps = 0;   ///< first thread block issued
   TimePs end_ps = 0;     ///< last thread block completed
   std::uint32_t thread_blocks = 0;
-  std::uint32_t tbs_per_sm = 0;  ///< occupancy alone
+  std::uint32_t tbs_per_sm = 0;   ///< occupancy alone
   std::uint32_t preemptions = 0;  ///< times an SM running it was preempted
 };
 
 /// One preemption of an SM.
 struct PreemptionTrace {
   std::uint32_t sm = 0;
-  std::uint32_t kernel = 0;     ///< launch index of the kernel the SM was running
-  std::uint8_t mechanism = 0;   ///< PreemptionMechanism
+  std::uint32_t kernel = 0;    ///< launch index of the kernel the SM was running
+  std::uint8_t mechanism = 0;  ///< PreemptionMechanism
   TimePs requested_ps = 0;
   TimePs done_ps = 0;
-  std::uint64_t bytes = 0;      ///< context saved
+  std::uint64_t bytes = 0;  ///< context saved
 };
 
 /// One GPU command's passage: queued in its hardware queue, issued by the dispatcher, completed.
@@ -77,7 +77,7 @@ struct RunResult {
   std::uint64_t tbs_issued = 0;
   std::uint64_t tbs_completed = 0;
   std::uint64_t commands_completed = 0;
-  std::uint64_t tbs_reissued = 0;    ///< preempted thread blocks issued again (context switch)
+  std::uint64_t tbs_reissued = 0;  ///< preempted thread blocks issued again (context switch)
   std::vector<PreemptionTrace> preemptions;
   std::vector<ProcessResult> processes;
   std::vector<KernelRecord> kernels;

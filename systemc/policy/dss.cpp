@@ -114,7 +114,8 @@ void DssPolicy::push(const Ref::Inputs& in, KernelId kernel) {
     case Ref::EventKind::kKernelFinish:
       queued_kernel_[in.index].reset();
       queued_has_tbs_[in.index] = false;
-      queued_slots_.erase(std::remove(queued_slots_.begin(), queued_slots_.end(), in.index), queued_slots_.end());
+      queued_slots_.erase(std::remove(queued_slots_.begin(), queued_slots_.end(), in.index),
+                          queued_slots_.end());
       break;
     case Ref::EventKind::kHasTbs:
       queued_has_tbs_[in.index] = in.flag;
@@ -137,8 +138,8 @@ void DssPolicy::on_kernel_arrival(KernelId kernel, EngineControl& control) {
   ensure_model(control);
   const KernelStatus& k = control.kernel(kernel);
   if (k.ksrt_slot >= model_->num_slots() || queued_kernel_[k.ksrt_slot]) {
-    violation("kernel admitted to KSRT slot " + std::to_string(k.ksrt_slot) + ", which DSS holds busy",
-              0, kernel, control);
+    violation("kernel admitted to KSRT slot " + std::to_string(k.ksrt_slot) + ", which DSS holds busy", 0,
+              kernel, control);
   }
   const int given = shares_.tokens_for(k.process, k.os_tokens, control.num_sms(), control.num_contexts());
   const std::int32_t tokens = std::clamp(given, model_->insert_min(), model_->token_max());
@@ -157,7 +158,8 @@ void DssPolicy::on_sm_idle(SmId sm, EngineControl& control) {
   run(control);
 }
 
-void DssPolicy::on_tb_finished(SmId /*sm*/, KernelId /*kernel*/, TimePs /*duration_ps*/, EngineControl& control) {
+void DssPolicy::on_tb_finished(SmId /*sm*/, KernelId /*kernel*/, TimePs /*duration_ps*/,
+                               EngineControl& control) {
   if (!model_) return;
   // A kernel issues its last thread block when an SM backfills after a completion: has_tbs falls.
   sync_has_tbs(control);
@@ -258,7 +260,8 @@ void DssPolicy::check_agreement(const EngineControl& control) const {
     if (!what.empty()) violation(what, s, e.kernel ? e.kernel : e.next, control);
   }
   std::uint32_t valid = 0;
-  for (std::uint32_t slot = 0; slot < model_->num_slots(); ++slot) valid += model_->slot(slot).valid ? 1U : 0U;
+  for (std::uint32_t slot = 0; slot < model_->num_slots(); ++slot)
+    valid += model_->slot(slot).valid ? 1U : 0U;
   for (KernelId k : control.active_kernels()) {
     const std::uint32_t slot = control.kernel(k).ksrt_slot;
     if (slot >= model_->num_slots() || !model_->slot(slot).valid || slot_kernel_[slot] != k)

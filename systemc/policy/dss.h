@@ -97,7 +97,7 @@ class DssPolicy final : public SchedulingPolicy {
   std::vector<std::optional<KernelId>> queued_kernel_;  ///< the same, counting queued events
   std::vector<bool> queued_has_tbs_;                    ///< has_tbs per slot, counting queued events
   std::vector<std::uint32_t> queued_slots_;             ///< slots with a kernel, counting queued events
-  std::vector<std::optional<int>> tokens_given_;      ///< per KernelId
+  std::vector<std::optional<int>> tokens_given_;        ///< per KernelId
 };
 
 }  // namespace gpumux

@@ -84,9 +84,9 @@ namespace gpumux {
 class DssReference {
  public:
   struct Config {
-    std::uint32_t num_sms = 13;    ///< N_SM: SMST entries
-    std::uint32_t num_slots = 13;  ///< KSRT entries (N_SM in Tanasic's design)
-    std::uint32_t token_bits = 8;  ///< signed token width, 2..31; num_sms <= 2^(w-1) - 1
+    std::uint32_t num_sms = 13;         ///< N_SM: SMST entries
+    std::uint32_t num_slots = 13;       ///< KSRT entries (N_SM in Tanasic's design)
+    std::uint32_t token_bits = 8;       ///< signed token width, 2..31; num_sms <= 2^(w-1) - 1
     bool start_on_preempt_done = true;  ///< see the header comment (false: Tanasic's two events only)
   };
 
@@ -196,7 +196,9 @@ class DssReference {
   [[nodiscard]] std::int32_t token_min() const { return token_min_; }
   [[nodiscard]] std::int32_t token_max() const { return token_max_; }
   /// The range kernel_insert clamps its tokens to.
-  [[nodiscard]] std::int32_t insert_min() const { return token_min_ + static_cast<std::int32_t>(config_.num_sms); }
+  [[nodiscard]] std::int32_t insert_min() const {
+    return token_min_ + static_cast<std::int32_t>(config_.num_sms);
+  }
 
   [[nodiscard]] const Slot& slot(std::uint32_t i) const { return slots_.at(i); }
   [[nodiscard]] const Sm& sm(std::uint32_t i) const { return sms_.at(i); }

@@ -39,7 +39,8 @@ const std::vector<PolicyInfo>& policy_registry() {
            no_options("fifo", o);
            return std::make_unique<FcfsPolicy>(FcfsPolicy::Variant::kFifo);
          }},
-        {"npq", "non-preemptive priority queues (Tanasic 4.2): the highest-priority kernel gets the next free SMs",
+        {"npq",
+         "non-preemptive priority queues (Tanasic 4.2): the highest-priority kernel gets the next free SMs",
          [](const PolicyOptions& o) {
            no_options("npq", o);
            return std::make_unique<PriorityPolicy>(PriorityPolicy::Mode::kNonPreemptive);

@@ -8,9 +8,9 @@
 #include <queue>
 #include <vector>
 
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include "core/gpu_config.h"
 #include "sm/sm_port.h"

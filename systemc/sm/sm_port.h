@@ -50,7 +50,8 @@ class SmPort {
   /// Start a thread block now; it completes after `duration_ps` (TB-level model). A re-issued
   /// preempted TB first restores `restore_bytes` of context from memory.
   virtual void start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& footprint,
-                        std::uint32_t shared_memory_config, TimePs duration_ps, std::uint64_t restore_bytes) = 0;
+                        std::uint32_t shared_memory_config, TimePs duration_ps,
+                        std::uint64_t restore_bytes) = 0;
   /// Context switch (Tanasic 3.2): stop every resident thread block now and save its context to
   /// memory; TbCompletionListener::on_context_saved reports the end. Resources stay held until then.
   virtual void save_context() = 0;

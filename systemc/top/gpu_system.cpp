@@ -49,8 +49,8 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   r.commands_completed = dispatcher_->commands_completed();
   r.tbs_reissued = driver.tbs_reissued();
   for (const PreemptionRecord& p : driver.preemptions()) {
-    r.preemptions.push_back({index(p.sm), index(p.kernel), static_cast<std::uint8_t>(p.mechanism), p.requested_ps,
-                             p.done_ps, p.bytes});
+    r.preemptions.push_back({index(p.sm), index(p.kernel), static_cast<std::uint8_t>(p.mechanism),
+                             p.requested_ps, p.done_ps, p.bytes});
   }
   r.processes = host_->results();
   for (const KernelStatus& k : driver.framework().all_kernels()) {

@@ -12,7 +12,8 @@ namespace {
 // A low-priority process fills every SM with long thread blocks (13 SMs x 8 TBs, 3 waves of
 // 200 us); a second low-priority process queues another such kernel at 20 us; at 50 us a
 // high-priority process launches a short kernel needing 2 SMs.
-SimulationSpec scenario(const std::string& policy, PreemptionMechanism mechanism, PolicyOptions options = {}) {
+SimulationSpec scenario(const std::string& policy, PreemptionMechanism mechanism,
+                        PolicyOptions options = {}) {
   auto long_kernel = test::kernel("long", 13 * 8 * 3, 200.0, 256, 8192);
   auto short_kernel = test::kernel("short", 16, 10.0, 256, 8192);
   SimulationSpec spec;
@@ -31,16 +32,17 @@ SimulationSpec scenario(const std::string& policy, PreemptionMechanism mechanism
 }
 
 double turnaround_us(const RunResult& r, std::size_t process) {
-  return static_cast<double>(r.processes[process].runs.at(0).end_ps - r.processes[process].runs.at(0).start_ps) /
+  return static_cast<double>(r.processes[process].runs.at(0).end_ps -
+                             r.processes[process].runs.at(0).start_ps) /
          1e6;
 }
 
 TEST(Priority, PreemptionShortensTheHighPriorityTurnaround) {
-  const std::vector<RunResult> r = simulate_all({scenario("fcfs", PreemptionMechanism::kContextSwitch),
-                                                 scenario("npq", PreemptionMechanism::kContextSwitch),
-                                                 scenario("ppq", PreemptionMechanism::kDrain),
-                                                 scenario("ppq", PreemptionMechanism::kContextSwitch)},
-                                                2);
+  const std::vector<RunResult> r = simulate_all(
+      {scenario("fcfs", PreemptionMechanism::kContextSwitch),
+       scenario("npq", PreemptionMechanism::kContextSwitch), scenario("ppq", PreemptionMechanism::kDrain),
+       scenario("ppq", PreemptionMechanism::kContextSwitch)},
+      2);
   const double fcfs = turnaround_us(r[0], 2);
   const double npq = turnaround_us(r[1], 2);
   const double drain = turnaround_us(r[2], 2);
@@ -63,9 +65,10 @@ TEST(Priority, PreemptionShortensTheHighPriorityTurnaround) {
 
 TEST(Priority, ExclusiveAccessPreemptsEverySmSharedOnlyWhatIsNeeded) {
   PolicyOptions exclusive{{"access", "exclusive"}};
-  const std::vector<RunResult> r = simulate_all(
-      {scenario("ppq", PreemptionMechanism::kContextSwitch), scenario("ppq", PreemptionMechanism::kContextSwitch, exclusive)},
-      2);
+  const std::vector<RunResult> r =
+      simulate_all({scenario("ppq", PreemptionMechanism::kContextSwitch),
+                    scenario("ppq", PreemptionMechanism::kContextSwitch, exclusive)},
+                   2);
   // Shared: the short kernel needs 16 / 8 = 2 SMs. Exclusive: it holds the whole engine.
   EXPECT_EQ(r[0].preemptions.size(), 2U);
   EXPECT_EQ(r[1].preemptions.size(), 13U);

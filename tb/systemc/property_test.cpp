@@ -59,10 +59,13 @@ Generated random_workload(std::uint64_t seed) {
       const auto commands = pick(1, 4);
       for (std::uint64_t c = 0; c < commands; ++c) {
         switch (rng.below(4)) {
-          case 0: stream.commands.push_back(test::cpu(static_cast<double>(pick(1, 50)))); break;
+          case 0:
+            stream.commands.push_back(test::cpu(static_cast<double>(pick(1, 50))));
+            break;
           case 1:
-            stream.commands.push_back(test::copy(rng.below(2) == 0 ? CommandKind::kHostToDevice : CommandKind::kDeviceToHost,
-                                                 4096 * pick(1, 64)));
+            stream.commands.push_back(
+                test::copy(rng.below(2) == 0 ? CommandKind::kHostToDevice : CommandKind::kDeviceToHost,
+                           4096 * pick(1, 64)));
             break;
           default: {
             const auto& k = pool[rng.below(pool.size())];
@@ -119,8 +122,9 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
   // One batch per workload so a failure names its seed; children run two at a time.
   const std::size_t per_workload = specs.size() / workloads;
   for (std::size_t start = 0; start < specs.size(); start += per_workload) {
-    const std::vector<SimulationSpec> batch(specs.begin() + static_cast<std::ptrdiff_t>(start),
-                                            specs.begin() + static_cast<std::ptrdiff_t>(start + per_workload));
+    const std::vector<SimulationSpec> batch(
+        specs.begin() + static_cast<std::ptrdiff_t>(start),
+        specs.begin() + static_cast<std::ptrdiff_t>(start + per_workload));
     std::vector<RunResult> results;
     try {
       results = simulate_all(batch, 2);
@@ -157,14 +161,15 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
 //     gdb --args gpumux_sim_tests --gtest_filter=Property.Reproduce
 TEST(Property, Reproduce) {
   const char* seed = std::getenv("GPUMUX_REPRO_SEED");
-  if (seed == nullptr) GTEST_SKIP() << "set GPUMUX_REPRO_SEED (and _POLICY, _ACCESS, _DRAIN) to reproduce a case";
+  if (seed == nullptr)
+    GTEST_SKIP() << "set GPUMUX_REPRO_SEED (and _POLICY, _ACCESS, _DRAIN) to reproduce a case";
   SimulationSpec spec = random_workload(std::strtoull(seed, nullptr, 10)).spec;
   const char* policy = std::getenv("GPUMUX_REPRO_POLICY");
   spec.policy = policy != nullptr ? policy : "fcfs";
   if (const char* access = std::getenv("GPUMUX_REPRO_ACCESS")) spec.policy_options = {{"access", access}};
   const char* drain = std::getenv("GPUMUX_REPRO_DRAIN");
   spec.preemption = drain != nullptr && std::string(drain) == "1" ? PreemptionMechanism::kDrain
-                                                                   : PreemptionMechanism::kContextSwitch;
+                                                                  : PreemptionMechanism::kContextSwitch;
   const RunResult r = simulate_in_this_process(spec);
   EXPECT_EQ(r.tbs_completed, expected_thread_blocks(r));
 }

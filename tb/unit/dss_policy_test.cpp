@@ -114,7 +114,8 @@ TEST(EqualShareTokens, ThirteenSmsSplitByProcessesWithTheRemainderToTheFirstArri
   {
     EqualShareTokens t;  // 8 processes: t_c = 1, r = 5, in order of first arrival
     std::vector<int> got;
-    for (std::uint32_t p : {7U, 6U, 5U, 4U, 3U, 2U, 1U, 0U}) got.push_back(t.tokens_for(ProcessId{p}, std::nullopt, 13, 8));
+    for (std::uint32_t p : {7U, 6U, 5U, 4U, 3U, 2U, 1U, 0U})
+      got.push_back(t.tokens_for(ProcessId{p}, std::nullopt, 13, 8));
     EXPECT_EQ(got, (std::vector<int>{2, 2, 2, 2, 2, 1, 1, 1}));
   }
   {
@@ -168,7 +169,8 @@ TEST_F(DssPolicyTest, TwoProcessesSplitThirteenSmsSevenToSix) {
 }
 
 TEST_F(DssPolicyTest, ThreeProcessesArrivingTogetherEndWithinOneSmOfEachOther) {
-  for (const PreemptionMechanism mechanism : {PreemptionMechanism::kDrain, PreemptionMechanism::kContextSwitch}) {
+  for (const PreemptionMechanism mechanism :
+       {PreemptionMechanism::kDrain, PreemptionMechanism::kContextSwitch}) {
     make_dss(13, 3, mechanism);
     std::vector<KernelId> k;
     for (std::uint32_t p = 0; p < 3; ++p)
@@ -205,7 +207,8 @@ TEST_F(DssPolicyTest, OnlyTanasicsTwoEventsLeaveTheDrainingKernelShort) {
   // With preempt_done_starts=off the three kernels of the previous test settle at 4/6/3.
   make_dss(13, 3, PreemptionMechanism::kDrain, std::make_unique<DssPolicy>(0, false));
   std::vector<KernelId> k;
-  for (std::uint32_t p = 0; p < 3; ++p) k.push_back(launch_with(whole_sm_kernel("k" + std::to_string(p), 300), p));
+  for (std::uint32_t p = 0; p < 3; ++p)
+    k.push_back(launch_with(whole_sm_kernel("k" + std::to_string(p), 300), p));
   Rng rng(5);
   finish_preemptions(rng);
   EXPECT_EQ(held(k[0]), 4U);
@@ -242,7 +245,8 @@ TEST_F(DssPolicyTest, SmallKernelLeavesNoSmStuckWithoutThreadBlocks) {
 /// finished, started at different times; TBs complete in random order. The policy checks its model
 /// against the SMST after every event; at the end every TB has run exactly once.
 TEST_F(DssPolicyTest, RandomWorkloadsRunEveryThreadBlockExactlyOnce) {
-  for (const PreemptionMechanism mechanism : {PreemptionMechanism::kDrain, PreemptionMechanism::kContextSwitch}) {
+  for (const PreemptionMechanism mechanism :
+       {PreemptionMechanism::kDrain, PreemptionMechanism::kContextSwitch}) {
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
       SCOPED_TRACE("seed " + std::to_string(seed));
       const std::uint32_t processes = 2 + static_cast<std::uint32_t>(seed % 3);
@@ -254,7 +258,8 @@ TEST_F(DssPolicyTest, RandomWorkloadsRunEveryThreadBlockExactlyOnce) {
         for (int i = 0; i < 4; ++i) {
           const auto tbs = static_cast<std::uint32_t>(1 + rng.below(120));
           const auto regs = static_cast<std::uint32_t>(8192U << rng.below(4));  // 8, 4, 2 or 1 per SM
-          streams[p].push_back(test::kernel("p" + std::to_string(p) + "k" + std::to_string(i), tbs, 1.0, 256, regs));
+          streams[p].push_back(
+              test::kernel("p" + std::to_string(p) + "k" + std::to_string(i), tbs, 1.0, 256, regs));
           total += tbs;
         }
       }
@@ -281,7 +286,8 @@ TEST_F(DssPolicyTest, RandomWorkloadsRunEveryThreadBlockExactlyOnce) {
       EXPECT_EQ(launched.size(), processes * 4U);
       EXPECT_NO_THROW(driver_->check_final_invariants());
       EXPECT_GT(dss_->decisions(), 0U);
-      for (std::uint32_t s = 0; s < 13; ++s) EXPECT_EQ(dss_->model()->sm(s).state, DssReference::SmState::kIdle);
+      for (std::uint32_t s = 0; s < 13; ++s)
+        EXPECT_EQ(dss_->model()->sm(s).state, DssReference::SmState::kIdle);
     }
   }
 }

@@ -19,7 +19,8 @@ namespace {
 using Ref = DssReference;
 using In = Ref::Inputs;
 
-Ref::Config config(std::uint32_t sms, std::uint32_t slots, std::uint32_t bits = 8, bool preempt_starts = true) {
+Ref::Config config(std::uint32_t sms, std::uint32_t slots, std::uint32_t bits = 8,
+                   bool preempt_starts = true) {
   Ref::Config c;
   c.num_sms = sms;
   c.num_slots = slots;
@@ -45,13 +46,15 @@ std::vector<Ref::Outputs> feed(Ref& ref, const In& in) {
 
 std::uint32_t running_for(const Ref& ref, std::uint32_t slot) {
   std::uint32_t n = 0;
-  for (const Ref::Sm& m : ref.sms()) n += (m.state == Ref::SmState::kRunning && m.kernel_valid && m.kernel == slot);
+  for (const Ref::Sm& m : ref.sms())
+    n += (m.state == Ref::SmState::kRunning && m.kernel_valid && m.kernel == slot);
   return n;
 }
 
 std::uint32_t reserved_for(const Ref& ref, std::uint32_t slot) {
   std::uint32_t n = 0;
-  for (const Ref::Sm& m : ref.sms()) n += (m.state == Ref::SmState::kReserved && m.next_valid && m.next == slot);
+  for (const Ref::Sm& m : ref.sms())
+    n += (m.state == Ref::SmState::kReserved && m.next_valid && m.next == slot);
   return n;
 }
 
@@ -118,7 +121,8 @@ TEST(DssReference, SingleKernelTakesEveryIdleSmAndGoesIntoDebt) {
 }
 
 TEST(DssReference, EachIterationScansOneEntryPerCycleThenDecides) {
-  for (const auto& [sms, slots] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{13, 13}, {13, 16}, {4, 2}}) {
+  for (const auto& [sms, slots] :
+       std::vector<std::pair<std::uint32_t, std::uint32_t>>{{13, 13}, {13, 16}, {4, 2}}) {
     Ref ref(config(sms, slots));
     const std::uint32_t n = std::max(sms, slots);
     Ref::Outputs out = ref.step(In::kernel_insert(0, 1));
@@ -188,7 +192,7 @@ TEST(DssReference, SmsOfAKernelWithoutThreadBlocksStayIdle) {
   EXPECT_FALSE(ref.busy());
   EXPECT_TRUE(feed(ref, In::sm_idle(2)).empty());
   EXPECT_EQ(ref.sm(2).state, Ref::SmState::kIdle);
-  EXPECT_EQ(ref.slot(0).tokens, 1);  // the token came back
+  EXPECT_EQ(ref.slot(0).tokens, 1);                // the token came back
   EXPECT_TRUE(feed(ref, In::sm_idle(2)).empty());  // idle again: only a search
   EXPECT_EQ(ref.slot(0).tokens, 1);
 }
@@ -377,7 +381,8 @@ void random_run(const Ref::Config& c, std::uint64_t seed, int steps) {
       };
       switch (rng.below(6)) {
         case 0:
-          if (!free.empty()) in = In::kernel_insert(pick(free), static_cast<std::int32_t>(rng.below(40)) - 10);
+          if (!free.empty())
+            in = In::kernel_insert(pick(free), static_cast<std::int32_t>(rng.below(40)) - 10);
           break;
         case 1:
           if (!valid.empty() && rng.uniform() < 0.5) in = In::kernel_finish(pick(valid));
@@ -430,8 +435,8 @@ void random_run(const Ref::Config& c, std::uint64_t seed, int steps) {
 
 TEST(DssReference, RandomEventsConserveTokensAndNeverDecideTwice) {
   std::uint64_t seed = 1;
-  for (const auto& [sms, slots] :
-       std::vector<std::pair<std::uint32_t, std::uint32_t>>{{13, 13}, {13, 13}, {4, 8}, {8, 3}, {1, 1}, {15, 15}}) {
+  for (const auto& [sms, slots] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
+           {13, 13}, {13, 13}, {4, 8}, {8, 3}, {1, 1}, {15, 15}}) {
     Ref::Config c = config(sms, slots, sms == 15 ? 5 : 8, seed % 2 == 1);
     SCOPED_TRACE("sms " + std::to_string(sms) + " slots " + std::to_string(slots));
     random_run(c, seed++, 20000);

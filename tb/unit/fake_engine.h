@@ -85,7 +85,8 @@ class DriverTest : public ::testing::Test {
     hooks.now = [this] { return now_; };
     hooks.kernel_finished = [this](KernelId k) { finished_.push_back(k); };
     hooks.process_names = {"p0", "p1"};
-    driver_ = std::make_unique<SmDriver>(gpu_, create_policy(policy, options), TbDurationMode::kFixed, 1, hooks);
+    driver_ =
+        std::make_unique<SmDriver>(gpu_, create_policy(policy, options), TbDurationMode::kFixed, 1, hooks);
     driver_->set_preemption(mechanism);
     fakes_.clear();
     for (std::uint32_t s = 0; s < sms; ++s) fakes_.push_back(std::make_unique<FakeSm>(gpu_.sm));

@@ -6,10 +6,10 @@
 #include <map>
 
 #include "common/test_support.h"
-#include "unit/fake_engine.h"
 #include "core/error.h"
 #include "engine/sm_driver.h"
 #include "policy/registry.h"
+#include "unit/fake_engine.h"
 
 namespace gpumux {
 namespace {

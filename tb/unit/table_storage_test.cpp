@@ -17,8 +17,9 @@ TEST(TableStorage, K20cTablesAsDocumented) {
   std::printf("| table | entries | bits/entry | bytes | fields |\n|---|---|---|---|---|\n");
   std::uint64_t small = 0;
   for (std::size_t i = 0; i < tables.size(); ++i) {
-    std::printf("| %s | %u | %u | %.0f | %s |\n", tables[i].name.c_str(), tables[i].entries, tables[i].bits_per_entry,
-                static_cast<double>(tables[i].bits()) / 8.0, tables[i].fields.c_str());
+    std::printf("| %s | %u | %u | %.0f | %s |\n", tables[i].name.c_str(), tables[i].entries,
+                tables[i].bits_per_entry, static_cast<double>(tables[i].bits()) / 8.0,
+                tables[i].fields.c_str());
     if (i < 4) small += tables[i].bits();
   }
   // 13 entries each: command 129 b; active queue 4 + 1; KSRT 128+24+24+4+8+6+2x8+1 = 211;

@@ -53,7 +53,8 @@ TEST(Validation, ContextSaveTimesMatchTanasicTable1) {
   }
   const std::vector<RunResult> results = simulate_all(specs, 2);
 
-  std::printf("| kernel | TBs/SM | context bytes | model save (us) | Table 1 Save Time (us) | difference |\n");
+  std::printf(
+      "| kernel | TBs/SM | context bytes | model save (us) | Table 1 Save Time (us) | difference |\n");
   std::printf("|---|---|---|---|---|---|\n");
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const KernelDesc& k = *kernels[i];
@@ -62,9 +63,11 @@ TEST(Validation, ContextSaveTimesMatchTanasicTable1) {
     const double model_us = static_cast<double>(p.done_ps - p.requested_ps) / 1e6;
     const double paper_us = k.reference.at("save_time_us");
     const double diff = (model_us - paper_us) / paper_us;
-    std::printf("| %s | %.0f | %llu | %.2f | %.2f | %+.2f%% |\n", k.name.c_str(), k.reference.at("tbs_per_sm"),
-                static_cast<unsigned long long>(p.bytes), model_us, paper_us, 100.0 * diff);
-    EXPECT_LE(std::abs(diff), 0.05) << k.name << ": model " << model_us << " us, Table 1 " << paper_us << " us";
+    std::printf("| %s | %.0f | %llu | %.2f | %.2f | %+.2f%% |\n", k.name.c_str(),
+                k.reference.at("tbs_per_sm"), static_cast<unsigned long long>(p.bytes), model_us, paper_us,
+                100.0 * diff);
+    EXPECT_LE(std::abs(diff), 0.05) << k.name << ": model " << model_us << " us, Table 1 " << paper_us
+                                    << " us";
   }
 }
 
