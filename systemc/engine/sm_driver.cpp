@@ -55,6 +55,7 @@ void SmDriver::assign_sm(SmId sm, KernelId kernel) {
   }
   status.state = SmState::kRunning;
   status.kernel = kernel;
+  status.context = framework_.kernel(kernel).process;
   try_issue(sm);
   if (hooks_.sm_changed) hooks_.sm_changed(sm);
 }
@@ -164,7 +165,10 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
   ++k.issued_tbs;
 
   SmStatus& status = framework_.sm(sm);
-  if (status.running_tbs == 0) status.kernel = kernel;  // SM set up for this kernel
+  if (status.running_tbs == 0) {  // SM set up for this kernel
+    status.kernel = kernel;
+    status.context = k.process;
+  }
   if (status.state == SmState::kIdle) status.state = SmState::kRunning;
   ++status.running_tbs;
   bool found = false;
@@ -199,7 +203,10 @@ void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs
   --status.running_tbs;
   if (--it->tbs == 0) {
     status.residents.erase(it);
-    if (status.kernel == kernel && !status.residents.empty()) status.kernel = status.residents.front().kernel;
+    if (status.kernel == kernel && !status.residents.empty()) {
+      status.kernel = status.residents.front().kernel;
+      status.context = framework_.kernel(*status.kernel).process;
+    }
   }
 
   KernelStatus& k = framework_.kernel(kernel);
@@ -238,11 +245,13 @@ void SmDriver::settle_sm(SmId sm) {
     const KernelId preempted = status.kernel.value_or(KernelId{0});
     status.state = SmState::kIdle;
     status.kernel.reset();
+    status.context.reset();
     const std::optional<KernelId> next = status.next;
     status.next.reset();
     if (next && framework_.kernel(*next).active) {
       status.state = SmState::kRunning;
       status.kernel = next;
+      status.context = framework_.kernel(*next).process;
       policy_->on_preemption_done(sm, preempted, *this);
       try_issue(sm);
     } else {
@@ -259,6 +268,7 @@ void SmDriver::settle_sm(SmId sm) {
       violation("SM resources not returned to zero", sm, *status.kernel);
     status.state = SmState::kIdle;
     status.kernel.reset();
+    status.context.reset();
     policy_->on_sm_idle(sm, *this);
   }
 }

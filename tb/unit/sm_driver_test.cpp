@@ -76,6 +76,9 @@ TEST_F(DriverTest, FifoLetsAnotherContextUseIdleSms) {
   launch(test::kernel("a", 8, 1.0, 256, 8192), 0);
   const KernelId b = launch(test::kernel("b", 8, 1.0, 256, 8192), 1);
   EXPECT_EQ(driver_->kernel(b).issued_tbs, 8U);
+  // Two contexts at once, on different SMs: each SM's setup carries its context (Tanasic 3.1).
+  EXPECT_EQ(driver_->sm(SmId{0}).context, ProcessId{0});
+  EXPECT_EQ(driver_->sm(SmId{1}).context, ProcessId{1});
   drain_all();
   EXPECT_NO_THROW(driver_->check_final_invariants());
 }
