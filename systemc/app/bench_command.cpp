@@ -99,56 +99,48 @@ int bench_command(const std::vector<std::string>& args) {
     std::cerr << "gpumux bench: --tbs must be at least 1000\n";
     return kExitBadInput;
   }
-  try {
-    SimulationSpec spec;
-    spec.gpu = load_gpu_config(gpu_path);
-    spec.workload = bench_workload(tbs, 8);
-    spec.policy = policy;
-    spec.preemption = parse_preemption(preemption);
-    const RunResult model = simulate(spec);
+  SimulationSpec spec;
+  spec.gpu = load_gpu_config(gpu_path);
+  spec.workload = bench_workload(tbs, 8);
+  spec.policy = policy;
+  spec.preemption = parse_preemption(preemption);
+  const RunResult model = simulate(spec);
 
-    const std::uint32_t sms = spec.gpu.num_sms;
-    const std::uint64_t per_sm = model.tbs_completed / sms;
-    const nlohmann::json bare = run_in_child([sms, per_sm] {
-      auto loop = std::make_unique<BareLoop>("bare", sms, per_sm);
-      const auto start = std::chrono::steady_clock::now();
-      sc_core::sc_start();
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      return nlohmann::json{{"events", static_cast<std::uint64_t>(sms) * per_sm}, {"seconds", wall}};
-    });
+  const std::uint32_t sms = spec.gpu.num_sms;
+  const std::uint64_t per_sm = model.tbs_completed / sms;
+  const nlohmann::json bare = run_in_child([sms, per_sm] {
+    auto loop = std::make_unique<BareLoop>("bare", sms, per_sm);
+    const auto start = std::chrono::steady_clock::now();
+    sc_core::sc_start();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return nlohmann::json{{"events", static_cast<std::uint64_t>(sms) * per_sm}, {"seconds", wall}};
+  });
 
-    const double tb_per_s = static_cast<double>(model.tbs_completed) / model.wall_seconds;
-    const double bare_per_s = bare.at("events").get<double>() / bare.at("seconds").get<double>();
-    nlohmann::json out = {{"gpu", spec.gpu.name},
-                          {"sms", sms},
-                          {"policy", policy},
-                          {"preemption", preemption},
-                          {"preemptions", model.preemptions.size()},
-                          {"thread_blocks", model.tbs_completed},
-                          {"wall_seconds", model.wall_seconds},
-                          {"simulated_ms", ns_from_ps(model.end_ps) / 1e6},
-                          {"tb_per_s", tb_per_s},
-                          {"bare_events_per_s", bare_per_s},
-                          {"ratio", tb_per_s / bare_per_s}};
-    if (vm.count("json") != 0U) {
-      std::cout << out.dump() << '\n';
-    } else {
-      std::printf("gpumux bench: %llu thread blocks on %s (%u SMs), policy %s\n",
-                  static_cast<unsigned long long>(model.tbs_completed), spec.gpu.name.c_str(), sms,
-                  policy.c_str());
-      std::printf("  model:      %.2f s wall, %.0f thread blocks/s, %zu preemptions (%s)\n",
-                  model.wall_seconds, tb_per_s, model.preemptions.size(), preemption.c_str());
-      std::printf("  bare loop:  %.0f events/s (one timed event per thread block)\n", bare_per_s);
-      std::printf("  ratio:      %.3f\n", tb_per_s / bare_per_s);
-    }
-    return kExitOk;
-  } catch (const InputError& e) {
-    std::cerr << "gpumux: error: " << e.what() << '\n';
-    return kExitBadInput;
-  } catch (const SimulationFailed& e) {
-    std::cerr << "gpumux: simulation failed: " << e.what() << '\n';
-    return kExitInternal;
+  const double tb_per_s = static_cast<double>(model.tbs_completed) / model.wall_seconds;
+  const double bare_per_s = bare.at("events").get<double>() / bare.at("seconds").get<double>();
+  nlohmann::json out = {{"gpu", spec.gpu.name},
+                        {"sms", sms},
+                        {"policy", policy},
+                        {"preemption", preemption},
+                        {"preemptions", model.preemptions.size()},
+                        {"thread_blocks", model.tbs_completed},
+                        {"wall_seconds", model.wall_seconds},
+                        {"simulated_ms", ns_from_ps(model.end_ps) / 1e6},
+                        {"tb_per_s", tb_per_s},
+                        {"bare_events_per_s", bare_per_s},
+                        {"ratio", tb_per_s / bare_per_s}};
+  if (vm.count("json") != 0U) {
+    std::cout << out.dump() << '\n';
+  } else {
+    std::printf("gpumux bench: %llu thread blocks on %s (%u SMs), policy %s\n",
+                static_cast<unsigned long long>(model.tbs_completed), spec.gpu.name.c_str(), sms,
+                policy.c_str());
+    std::printf("  model:      %.2f s wall, %.0f thread blocks/s, %zu preemptions (%s)\n", model.wall_seconds,
+                tb_per_s, model.preemptions.size(), preemption.c_str());
+    std::printf("  bare loop:  %.0f events/s (one timed event per thread block)\n", bare_per_s);
+    std::printf("  ratio:      %.3f\n", tb_per_s / bare_per_s);
   }
+  return kExitOk;
 }
 
 }  // namespace gpumux

@@ -9,6 +9,7 @@
 
 #include "app/commands.h"
 #include "core/error.h"
+#include "top/simulation.h"
 
 namespace {
 
@@ -52,6 +53,9 @@ int main(int argc, char** argv) {
     if (command == "bench") return gpumux::bench_command(args);
     std::cerr << "gpumux: unknown command '" << command << "'\n\n" << kUsage;
     return gpumux::kExitBadInput;
+  } catch (const gpumux::SimulationFailed& e) {
+    std::cerr << "gpumux: simulation failed: " << e.what() << '\n';
+    return gpumux::kExitInternal;
   } catch (const gpumux::InputError& e) {
     std::cerr << "gpumux: error: " << e.what() << '\n';
     return gpumux::kExitBadInput;

@@ -81,54 +81,46 @@ int run_command(const std::vector<std::string>& args) {
   }
   const bool quiet = vm.count("quiet") != 0U;
 
-  try {
-    (void)parse_preemption(preemption);  // usage errors before any work
-    const GpuConfig gpu = load_gpu_config(gpu_path);
-    const Workload workload = load_workload(workload_path, gpu);
-    const PolicyOptions policy_options = parse_policy_options(policy_opts);
-    (void)create_policy(policy,
-                        policy_options);  // unknown policy or option: InputError before any simulation
-    if (out_dir.empty()) out_dir = "out/" + workload.name;
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    if (ec) throw InputError("cannot create output directory '" + out_dir + "': " + ec.message());
+  (void)parse_preemption(preemption);  // usage errors before any work
+  const GpuConfig gpu = load_gpu_config(gpu_path);
+  const Workload workload = load_workload(workload_path, gpu);
+  const PolicyOptions policy_options = parse_policy_options(policy_opts);
+  (void)create_policy(policy,
+                      policy_options);  // unknown policy or option: InputError before any simulation
+  if (out_dir.empty()) out_dir = "out/" + workload.name;
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) throw InputError("cannot create output directory '" + out_dir + "': " + ec.message());
 
-    IsolatedOptions iso;
-    iso.seed = seed;
-    iso.jobs = jobs;
-    iso.use_cache = vm.count("no-cache") == 0U;
-    const std::vector<RunResult> isolated = isolated_baselines(gpu, workload, iso);
+  IsolatedOptions iso;
+  iso.seed = seed;
+  iso.jobs = jobs;
+  iso.use_cache = vm.count("no-cache") == 0U;
+  const std::vector<RunResult> isolated = isolated_baselines(gpu, workload, iso);
 
-    SimulationSpec spec;
-    spec.gpu = gpu;
-    spec.workload = workload;
-    spec.policy = policy;
-    spec.preemption = parse_preemption(preemption);
-    spec.policy_options = policy_options;
-    spec.seed = seed;
-    spec.vcd_path = vcd;
-    spec.timeline_path = timeline;
-    spec.progress = !quiet && isatty(STDERR_FILENO) != 0;
-    const RunResult result = simulate(spec);
+  SimulationSpec spec;
+  spec.gpu = gpu;
+  spec.workload = workload;
+  spec.policy = policy;
+  spec.preemption = parse_preemption(preemption);
+  spec.policy_options = policy_options;
+  spec.seed = seed;
+  spec.vcd_path = vcd;
+  spec.timeline_path = timeline;
+  spec.progress = !quiet && isatty(STDERR_FILENO) != 0;
+  const RunResult result = simulate(spec);
 
-    const RunReport report = make_report(gpu, workload, result, isolated);
-    const std::string stats_path = out_dir + "/stats.json";
-    std::ofstream stats(stats_path);
-    if (!(stats << stats_json(report).dump(2) << '\n')) throw InputError("cannot write '" + stats_path + "'");
-    if (!quiet) {
-      print_summary(std::cout, report);
-      std::cout << "\n  stats:    " << stats_path << '\n';
-      if (!vcd.empty()) std::cout << "  vcd:      " << vcd << '\n';
-      if (!timeline.empty()) std::cout << "  timeline: " << timeline << '\n';
-    }
-    return kExitOk;
-  } catch (const InputError& e) {
-    std::cerr << "gpumux: error: " << e.what() << '\n';
-    return kExitBadInput;
-  } catch (const SimulationFailed& e) {
-    std::cerr << "gpumux: simulation failed: " << e.what() << '\n';
-    return kExitInternal;
+  const RunReport report = make_report(gpu, workload, result, isolated);
+  const std::string stats_path = out_dir + "/stats.json";
+  std::ofstream stats(stats_path);
+  if (!(stats << stats_json(report).dump(2) << '\n')) throw InputError("cannot write '" + stats_path + "'");
+  if (!quiet) {
+    print_summary(std::cout, report);
+    std::cout << "\n  stats:    " << stats_path << '\n';
+    if (!vcd.empty()) std::cout << "  vcd:      " << vcd << '\n';
+    if (!timeline.empty()) std::cout << "  timeline: " << timeline << '\n';
   }
+  return kExitOk;
 }
 
 }  // namespace gpumux

@@ -79,7 +79,7 @@ struct SmStatus {
   /// GPU context (process) the SM is set up for: SM setup carries the context id, so kernels of
   /// different processes run at once on different SMs (Tanasic 3.1).
   std::optional<ProcessId> context;
-  std::optional<KernelId> next;    ///< when reserved: kernel to set up after preemption
+  std::optional<KernelId> next;  ///< when reserved: kernel to set up after preemption
   std::uint32_t running_tbs = 0;
   std::vector<ResidentKernel> residents;  ///< kernels with TBs on the SM (several may share it)
   std::vector<ResidencyLimit> limits;     ///< policy-set residency limits (absent = resources only)

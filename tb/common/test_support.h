@@ -8,6 +8,7 @@
 #include "core/gpu_config.h"
 #include "core/kernel_desc.h"
 #include "core/workload.h"
+#include "top/simulation.h"
 
 namespace gpumux::test {
 
@@ -80,6 +81,23 @@ inline ProcessSpec process(const std::string& name, std::vector<StreamSpec> stre
   p.arrival_ps = ps_from_ns(arrival_us * 1000.0);
   p.repeat = repeat;
   return p;
+}
+
+/// A simulation of `k` launched once, alone on `gpu`, with fixed thread-block times (the staircase).
+inline SimulationSpec alone_fixed(const GpuConfig& gpu, const std::shared_ptr<const KernelDesc>& k) {
+  SimulationSpec spec;
+  spec.gpu = gpu;
+  spec.workload.name = k->name;
+  spec.workload.tb_duration = TbDurationMode::kFixed;
+  ProcessSpec p;
+  p.name = k->benchmark.empty() ? k->name : k->benchmark;
+  CommandSpec c;
+  c.kind = CommandKind::kKernel;
+  c.kernel = k;
+  c.launches = 1;
+  p.streams.push_back(StreamSpec{{c}});
+  spec.workload.processes.push_back(p);
+  return spec;
 }
 
 }  // namespace gpumux::test

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/test_support.h"
 #include "config/gpu_loader.h"
 #include "config/kernel_library_loader.h"
 #include "top/simulation.h"
@@ -24,19 +25,7 @@ TEST(Validation, ErcbenchIsolatedRuntimesMatchPaiTable3) {
 
   std::vector<SimulationSpec> specs;
   for (const auto& k : kernels) {
-    SimulationSpec spec;
-    spec.gpu = gpu;
-    spec.workload.name = k->name;
-    spec.workload.tb_duration = TbDurationMode::kFixed;
-    ProcessSpec p;
-    p.name = k->benchmark.empty() ? k->name : k->benchmark;
-    CommandSpec launch;
-    launch.kind = CommandKind::kKernel;
-    launch.kernel = k;
-    launch.launches = 1;
-    p.streams.push_back(StreamSpec{{launch}});
-    spec.workload.processes.push_back(p);
-    specs.push_back(std::move(spec));
+    specs.push_back(test::alone_fixed(gpu, k));
   }
   const std::vector<RunResult> results = simulate_all(specs, 2);
 
