@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/processes.h"
+
 namespace gpumux {
 
 Host::Host(const sc_core::sc_module_name& name, const Workload& workload, const GpuConfig& gpu)
@@ -24,7 +26,7 @@ Host::Host(const sc_core::sc_module_name& name, const Workload& workload, const 
     }
   }
   for (std::uint32_t p = 0; p < workload.processes.size(); ++p) {
-    sc_core::sc_spawn([this, p] { process_main(p); }, ("process_" + std::to_string(p)).c_str());
+    spawn_thread(("process_" + std::to_string(p)).c_str(), [this, p] { process_main(p); });
   }
 }
 
@@ -52,7 +54,7 @@ void Host::process_main(std::uint32_t process) {
     const auto& mine = streams_of_process_[process];
     for (std::size_t s = 0; s < mine.size(); ++s) {
       const std::uint32_t stream = mine[s];
-      running.push_back(sc_core::sc_spawn([this, stream, &spec, s] { stream_run(stream, spec.streams[s]); }));
+      running.push_back(spawn_thread(nullptr, [this, stream, &spec, s] { stream_run(stream, spec.streams[s]); }));
     }
     for (auto& handle : running) {
       if (!handle.terminated()) sc_core::wait(handle.terminated_event());

@@ -6,6 +6,7 @@
 #include <csignal>
 
 #include <chrono>
+#include <exception>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <systemc>
 
 #include "core/error.h"
+#include "core/processes.h"
 #include "metrics/timeline.h"
 #include "top/gpu_system.h"
 
@@ -79,6 +81,7 @@ RunResult simulate_in_this_process(const SimulationSpec& spec) {
   }
 
   sc_core::sc_start();
+  if (process_failure()) std::rethrow_exception(process_failure());
 
   if (vcd != nullptr) sc_core::sc_close_vcd_trace_file(vcd);
   if (!system->host().all_finished()) {
@@ -115,6 +118,11 @@ namespace {
   int code = kExitOk;
   try {
     out = {{"ok", true}, {"result", work()}};
+  } catch (const InputError& e) {
+    // Bad input only detectable once the model is built (e.g. a policy option too small for the
+    // GPU): still exit code 2 in the parent.
+    out = {{"ok", false}, {"error", e.what()}, {"input_error", true}};
+    code = kExitBadInput;
   } catch (const sc_core::sc_report& e) {
     out = {{"ok", false}, {"error", e.what()}};
     code = kExitInternal;
@@ -166,7 +174,11 @@ nlohmann::json finish_child(const Child& child, int status) {
     }
     throw SimulationFailed("simulation process died without a result (" + why + ")");
   }
-  if (!out.value("ok", false)) throw SimulationFailed(out.value("error", std::string("unknown failure")));
+  if (!out.value("ok", false)) {
+    const std::string error = out.value("error", std::string("unknown failure"));
+    if (out.value("input_error", false)) throw InputError(error);
+    throw SimulationFailed(error);
+  }
   return out.at("result");
 }
 
@@ -176,9 +188,9 @@ std::vector<nlohmann::json> run_all_in_children(const std::vector<std::function<
   std::vector<nlohmann::json> results(work.size());
   std::vector<Child> running;
   std::size_t next = 0;
-  std::string failure;
+  std::exception_ptr failure;  // the first failure; the other children are still reaped
   while (next < work.size() || !running.empty()) {
-    while (failure.empty() && next < work.size() && running.size() < jobs) {
+    while (!failure && next < work.size() && running.size() < jobs) {
       running.push_back(start_child(work[next], next));
       ++next;
     }
@@ -190,14 +202,14 @@ std::vector<nlohmann::json> run_all_in_children(const std::vector<std::function<
       if (it->pid != pid) continue;
       try {
         results[it->slot] = finish_child(*it, status);
-      } catch (const SimulationFailed& e) {
-        if (failure.empty()) failure = e.what();
+      } catch (const std::exception&) {
+        if (!failure) failure = std::current_exception();
       }
       running.erase(it);
       break;
     }
   }
-  if (!failure.empty()) throw SimulationFailed(failure);
+  if (failure) std::rethrow_exception(failure);
   return results;
 }
 
