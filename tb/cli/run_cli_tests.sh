@@ -112,5 +112,20 @@ check bench-json 0 "$gpumux" bench --json --tbs 20000
 cp "$work/out" "$work/bench.json"
 check bench-json-keys 0 python3 -c "import json; d=json.load(open('$work/bench.json')); assert d['tb_per_s']>0 and d['bare_events_per_s']>0 and d['ratio']>0"
 
+# Preemption and policy options.
+check preemption-bad 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --preemption sometimes --out "$work/p"
+expect_text preemption-bad-msg "$work/err" "--preemption must be context-switch or drain"
+check policy-opt-malformed 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy ppq --policy-opt access --out "$work/p"
+check policy-opt-unknown 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy fcfs --policy-opt access=shared --out "$work/p"
+# Detected only once the model is built (13 SMs need more than 2-bit tokens): still bad input.
+check policy-opt-too-small-for-gpu 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy dss \
+  --policy-opt token_bits=2 --out "$work/p"
+expect_text policy-opt-too-small-msg "$work/err" "token_bits"
+check run-ppq-drain 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads/demo-parboil-4proc.yaml" \
+  --policy ppq --policy-opt access=exclusive --preemption drain --out "$work/ppq" --quiet
+check run-dss-cs 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads/demo-parboil-4proc.yaml" \
+  --policy dss --out "$work/dss" --quiet
+check dss-preemptions-listed 0 python3 -c "import json; s=json.load(open('$work/dss/stats.json')); assert len(s['preemptions'])>0 and s['preemptions'][0]['mechanism']=='context-switch'"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
