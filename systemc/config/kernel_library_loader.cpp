@@ -12,15 +12,6 @@ namespace {
 using config::YamlMap;
 using config::YamlNode;
 
-// Durations above ~11 days (1e18 ps) would overflow sums of TimePs; they are certainly typos.
-constexpr double kMaxPs = 1e18;
-
-TimePs to_ps(const YamlNode& value, double ps) {
-  if (ps >= kMaxPs) value.fail("duration is too long for the model's picosecond clock");
-  if (ps < 0.5) value.fail("duration rounds to 0 ps");
-  return static_cast<TimePs>(std::llround(ps));
-}
-
 TbTimeProfile read_tb_time(const YamlNode& node, const GpuConfig& gpu) {
   const YamlMap m(node, {"mean_ns", "mean_us", "mean_cycles", "rsd_percent"});
   TbTimeProfile profile;
@@ -31,9 +22,9 @@ TbTimeProfile read_tb_time(const YamlNode& node, const GpuConfig& gpu) {
     if (++means > 1) value->fail("give exactly one of mean_ns, mean_us or mean_cycles");
     const double mean = value->as_positive_number();
     const std::string u(unit);
-    if (u == "mean_ns") profile.mean_ps = to_ps(*value, mean * 1e3);
-    if (u == "mean_us") profile.mean_ps = to_ps(*value, mean * 1e6);
-    if (u == "mean_cycles") profile.mean_ps = to_ps(*value, mean * gpu.core_period_ps());
+    if (u == "mean_ns") profile.mean_ps = to_ps(*value, mean * 1e3, false);
+    if (u == "mean_us") profile.mean_ps = to_ps(*value, mean * 1e6, false);
+    if (u == "mean_cycles") profile.mean_ps = to_ps(*value, mean * gpu.core_period_ps(), false);
   }
   if (means == 0) node.fail("needs one of mean_ns, mean_us or mean_cycles (mean thread-block time)");
   profile.rsd_percent = m.optional_nonnegative("rsd_percent", 0.0);

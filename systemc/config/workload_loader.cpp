@@ -15,14 +15,6 @@ namespace {
 using config::YamlMap;
 using config::YamlNode;
 
-// Same bound as the kernel library: ~11 days in ps, far beyond any sensible workload, far below overflow.
-constexpr double kMaxPs = 1e18;
-
-TimePs to_ps(const YamlNode& value, double ps) {
-  if (ps >= kMaxPs) value.fail("time is too long for the model's picosecond clock");
-  return static_cast<TimePs>(std::llround(ps));
-}
-
 struct Library {
   std::string name;
   std::string path;
@@ -141,7 +133,7 @@ CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, co
     const auto& [unit, amount] = t.entries().front();
     const double scale = unit == "ns" ? 1e3 : unit == "us" ? 1e6 : 1e9;
     cmd.kind = CommandKind::kCpu;
-    cmd.cpu_ps = to_ps(amount, amount.as_positive_number() * scale);
+    cmd.cpu_ps = to_ps(amount, amount.as_positive_number() * scale, true);
     if (cmd.cpu_ps == 0) amount.fail("CPU time rounds to 0 ps");
   } else if (kind == "h2d" || kind == "d2h") {
     const YamlMap c(value, {"bytes"});
@@ -181,7 +173,7 @@ ProcessSpec read_process(const YamlNode& node, const KernelResolver& kernels, co
     p.tokens = static_cast<int>(t);
   }
   if (const auto arrival = m.optional("arrival_ns")) {
-    p.arrival_ps = to_ps(*arrival, arrival->as_nonnegative_number() * 1e3);
+    p.arrival_ps = to_ps(*arrival, arrival->as_nonnegative_number() * 1e3, true);
   }
   p.repeat = m.optional_u32("repeat", 1);
   for (const YamlNode& stream_node : m.required("streams").as_list()) {

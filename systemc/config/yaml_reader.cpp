@@ -308,4 +308,10 @@ std::string join_choices(const std::vector<std::string>& choices, const char* la
   return text;
 }
 
+TimePs to_ps(const YamlNode& value, double ps, bool allow_zero) {
+  if (ps >= 1e18) value.fail("time is too long for the model's picosecond clock");
+  if (!allow_zero && ps < 0.5) value.fail("duration rounds to 0 ps");
+  return static_cast<TimePs>(std::llround(ps));
+}
+
 }  // namespace gpumux::config

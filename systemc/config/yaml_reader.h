@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/types.h"
 
 namespace gpumux::config {
 
@@ -103,6 +104,11 @@ class YamlMap {
   std::vector<std::pair<std::string, YamlNode>> entries_;
   std::vector<YamlNode> key_nodes_;  ///< parallel to entries_: the key scalars, for error positions
 };
+
+/// A time read from `value` (already scaled to picoseconds) as TimePs. Durations above ~11 days
+/// (1e18 ps) would overflow sums of TimePs and are certainly typos; `allow_zero` false rejects
+/// values that round to 0 ps.
+[[nodiscard]] TimePs to_ps(const YamlNode& value, double ps, bool allow_zero);
 
 /// Reads and parses `path`. Unreadable files and malformed YAML become InputErrors (the latter with the
 /// parser's line and column). The root must be a map.
