@@ -46,7 +46,8 @@ void spawn_method(const char* name, const sc_core::sc_event& event, Fn&& body) {
 
 /// A method process sensitive to either of two events, not run at time zero.
 template <typename Fn>
-void spawn_method(const char* name, const sc_core::sc_event& first, const sc_core::sc_event& second, Fn&& body) {
+void spawn_method(const char* name, const sc_core::sc_event& first, const sc_core::sc_event& second,
+                  Fn&& body) {
   sc_core::sc_spawn_options options;
   options.spawn_method();
   options.set_sensitivity(&first);

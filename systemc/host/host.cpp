@@ -54,7 +54,8 @@ void Host::process_main(std::uint32_t process) {
     const auto& mine = streams_of_process_[process];
     for (std::size_t s = 0; s < mine.size(); ++s) {
       const std::uint32_t stream = mine[s];
-      running.push_back(spawn_thread(nullptr, [this, stream, &spec, s] { stream_run(stream, spec.streams[s]); }));
+      running.push_back(
+          spawn_thread(nullptr, [this, stream, &spec, s] { stream_run(stream, spec.streams[s]); }));
     }
     for (auto& handle : running) {
       if (!handle.terminated()) sc_core::wait(handle.terminated_event());

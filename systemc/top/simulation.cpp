@@ -6,9 +6,9 @@
 #include <csignal>
 
 #include <chrono>
-#include <exception>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <sstream>
