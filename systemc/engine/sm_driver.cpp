@@ -183,6 +183,7 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
 
   ports_[index(sm)]->start_tb(kernel, tb, k.occupancy.footprint, k.occupancy.shared_memory_config, duration,
                               restore_bytes);
+  policy_->on_tb_started(sm, kernel, *this);
 }
 
 void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) {

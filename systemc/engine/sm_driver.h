@@ -80,6 +80,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
     return static_cast<std::uint32_t>(hooks_.process_names.size());
   }
   [[nodiscard]] std::uint32_t active_capacity() const override { return framework_.active_capacity(); }
+  [[nodiscard]] const SmResources& sm_resources() const override { return gpu_.sm; }
 
   // EngineControl: the actions
   void assign_sm(SmId sm, KernelId kernel) override;

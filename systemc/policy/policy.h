@@ -47,6 +47,9 @@ class EngineControl {
   [[nodiscard]] virtual std::uint32_t num_contexts() const = 0;
   /// Entries of the active queue / KSRT (N_SM in Tanasic's design).
   [[nodiscard]] virtual std::uint32_t active_capacity() const = 0;
+  /// Resources of one SM (all SMs are alike), incl. max_resident_kernels: how many TBs of several
+  /// kernels fit side by side (MPMax, SRTF/Adaptive residency limits).
+  [[nodiscard]] virtual const SmResources& sm_resources() const = 0;
 
   // --- actions ---------------------------------------------------------------------------------
   /// Set up an idle SM for `kernel` and start issuing its thread blocks.
@@ -74,6 +77,9 @@ class SchedulingPolicy {
   virtual void on_kernel_arrival(KernelId kernel, EngineControl& control) = 0;
   /// An SM has no resident thread block and no kernel assigned.
   virtual void on_sm_idle(SmId sm, EngineControl& control) = 0;
+  /// A thread block of `kernel` was issued to `sm` (ONBLOCKSTART for runtime predictors). Called
+  /// from inside the SM driver's issue loop: read the tables, do not call actions.
+  virtual void on_tb_started(SmId /*sm*/, KernelId /*kernel*/, EngineControl& /*control*/) {}
   /// A thread block of `kernel` finished on `sm` after running `duration_ps`.
   virtual void on_tb_finished(SmId sm, KernelId kernel, TimePs duration_ps, EngineControl& control);
   /// Every thread block of `kernel` completed; it has left the active queue.
