@@ -19,6 +19,7 @@ usage:
   gpumux run --gpu FILE --workload FILE [--policy NAME] [--policy-opt KEY=VALUE]
              [--preemption context-switch|drain] [--seed N] [--out DIR]
              [--vcd FILE] [--timeline FILE] [--jobs N] [--no-cache] [--quiet]
+  gpumux experiment FILE --out DIR [--jobs N] [--dry-run] [--no-cache] [--quiet]
   gpumux list policies|gpus|kernels [--gpu FILE]
   gpumux bench [--json] [--tbs N]
   gpumux --help | --version
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
     if (command == "run") return gpumux::run_command(args);
     if (command == "list") return gpumux::list_command(args);
     if (command == "bench") return gpumux::bench_command(args);
+    if (command == "experiment") return gpumux::experiment_command(args);
     std::cerr << "gpumux: unknown command '" << command << "'\n\n" << kUsage;
     return gpumux::kExitBadInput;
   } catch (const gpumux::SimulationFailed& e) {

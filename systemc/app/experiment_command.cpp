@@ -1,0 +1,148 @@
+// gpumux experiment: load an experiment file, simulate its grid (isolated baselines and
+// multiprogrammed runs, in parallel), run its analysis and write report.md and report.json.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include <boost/program_options.hpp>
+
+#include "app/commands.h"
+#include "app/experiment.h"
+#include "core/error.h"
+#include "top/simulation.h"
+
+namespace gpumux {
+
+namespace po = boost::program_options;
+
+namespace {
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!(out << text)) throw InputError("cannot write '" + path + "'");
+}
+
+std::string plan_text(const ExperimentConfig& config, const ExpandedExperiment& grid, unsigned jobs) {
+  std::string text = "gpumux: experiment " + config.name + ": " + std::to_string(grid.workloads.size()) +
+                     " workloads x " + std::to_string(config.runs.size()) + " runs x " +
+                     std::to_string(config.seeds.size()) + (config.seeds.size() == 1 ? " seed" : " seeds") +
+                     " = " + std::to_string(grid.points.size()) + " simulations, plus " +
+                     std::to_string(isolated_baseline_count(config, grid)) + " isolated baselines; " +
+                     std::to_string(jobs) + (jobs == 1 ? " job" : " jobs") + "\n";
+  return text;
+}
+
+void print_rows(const std::vector<ReportRow>& rows) {
+  std::size_t width = 4;
+  for (const ReportRow& row : rows) width = std::max(width, row.name.size());
+  std::printf("\n  %-*s %10s %10s\n", static_cast<int>(width), "row", "model", "paper");
+  for (const ReportRow& row : rows) {
+    char model[32] = "n/a";
+    char paper[32] = "";
+    if (row.model) std::snprintf(model, sizeof model, "%.3f", *row.model);
+    if (row.paper) std::snprintf(paper, sizeof paper, "%g", *row.paper);
+    std::printf("  %-*s %10s %10s %s\n", static_cast<int>(width), row.name.c_str(), model, paper,
+                row.unit.c_str());
+  }
+}
+
+}  // namespace
+
+int experiment_command(const std::vector<std::string>& args) {
+  po::options_description options("gpumux experiment options");
+  std::string file;
+  std::string out_dir;
+  unsigned jobs = std::max(1U, std::thread::hardware_concurrency());
+  unsigned timeout = 0;
+  options.add_options()("help,h", "show this help")("file", po::value(&file)->required(),
+                                                    "experiment (configs/experiments/*.yaml)")(
+      "out", po::value(&out_dir),
+      "output directory for report.md and report.json (required unless --dry-run)")(
+      "jobs,j", po::value(&jobs), "simulations run in parallel (default: cores)")(
+      "no-cache", "always re-simulate isolated baselines")(
+      "dry-run", "check the file, list the grid and the report rows; simulate nothing")(
+      "timeout", po::value(&timeout), "wall-clock limit per simulation in seconds (default: none)")(
+      "quiet,q", "print nothing but errors");
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    if (vm.count("help") != 0U) {
+      std::cout << "usage: gpumux experiment FILE --out DIR [options]\n\n" << options << '\n';
+      return kExitOk;
+    }
+    po::notify(vm);
+    if (out_dir.empty() && vm.count("dry-run") == 0U) {
+      throw po::error("the option '--out' is required but missing");
+    }
+  } catch (const po::error& e) {
+    std::cerr << "gpumux experiment: " << e.what() << "\n(see gpumux experiment --help)\n";
+    return kExitBadInput;
+  }
+  const bool quiet = vm.count("quiet") != 0U;
+  if (jobs == 0) jobs = 1;
+
+  try {
+    const auto wall_start = std::chrono::steady_clock::now();
+    const ExperimentConfig config = load_experiment(file);
+    const ExpandedExperiment grid = expand_experiment(config);
+    validate_experiment(config, grid);
+    if (!quiet) std::cout << plan_text(config, grid, jobs) << std::flush;
+
+    if (vm.count("dry-run") != 0U) {
+      ExperimentResults dry;
+      dry.config = &config;
+      dry.grid = &grid;
+      dry.outcomes.assign(grid.points.size(), std::nullopt);
+      if (!quiet) {
+        for (const ExperimentWorkload& w : grid.workloads) {
+          std::string names;
+          for (const ProcessSpec& p : w.workload.processes) names += (names.empty() ? "" : ", ") + p.name;
+          std::printf("  %-16s %s\n", w.workload.name.c_str(), names.c_str());
+        }
+        print_rows(experiment_rows(dry));
+      }
+      return kExitOk;
+    }
+
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) throw InputError("cannot create output directory '" + out_dir + "': " + ec.message());
+
+    ExperimentOptions run_options;
+    run_options.jobs = jobs;
+    run_options.use_cache = vm.count("no-cache") == 0U;
+    run_options.progress = !quiet && isatty(STDERR_FILENO) != 0;
+    run_options.wall_timeout_s = timeout;
+    const ExperimentResults results = run_experiment(config, grid, run_options);
+    const std::vector<ReportRow> rows = experiment_rows(results);
+
+    const std::string json_path = out_dir + "/report.json";
+    const std::string md_path = out_dir + "/report.md";
+    write_file(json_path, experiment_report_json(results, rows).dump(2) + "\n");
+    write_file(md_path, experiment_report_markdown(results, rows));
+    if (!quiet) {
+      print_rows(rows);
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      std::printf("\n  report:   %s\n  data:     %s\n  wall:     %.1f s\n", md_path.c_str(),
+                  json_path.c_str(), wall);
+    }
+    return kExitOk;
+  } catch (const InputError& e) {
+    std::cerr << "gpumux: error: " << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const SimulationFailed& e) {
+    std::cerr << "gpumux: simulation failed: " << e.what() << '\n';
+    return kExitInternal;
+  }
+}
+
+}  // namespace gpumux

@@ -1,0 +1,209 @@
+#include "config/experiment_loader.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "config/gpu_loader.h"
+#include "config/tanasic_mixes.h"
+#include "config/workload_loader.h"
+#include "config/yaml_reader.h"
+
+namespace gpumux {
+
+namespace {
+
+using config::YamlMap;
+using config::YamlNode;
+
+/// `value` as a path relative to the experiment file's folder; the file must exist.
+std::string resolve_file(const YamlNode& value, const std::filesystem::path& base, const char* what) {
+  const std::filesystem::path given(value.as_string());
+  const std::string resolved = (given.is_absolute() ? given : base / given).lexically_normal().string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(resolved, ec)) {
+    value.fail(std::string(what) + " '" + given.string() + "' not found (looked for '" + resolved +
+               "'; paths are relative to the experiment file)");
+  }
+  return resolved;
+}
+
+/// Free text (description, notes): a string, possibly multi-line.
+std::string read_text(const YamlMap& m, std::string_view key) {
+  const auto node = m.optional(key);
+  return node ? node->as_string() : std::string();
+}
+
+MixGeneratorConfig read_generator(const YamlMap& m, const std::filesystem::path& base) {
+  const YamlNode kind = m.required("generate");
+  if (kind.as_string() != "tanasic-mixes") {
+    kind.fail("unknown workload generator '" + kind.as_string() + "'; known: tanasic-mixes");
+  }
+  MixGeneratorConfig g;
+  const YamlNode apps = m.required("applications");
+  g.applications = resolve_file(apps, base, "applications workload");
+  g.applications_where = apps.where();
+  for (const YamlNode& item : m.required("process_counts").as_list()) {
+    const std::uint32_t n = item.as_u32(1);
+    if (std::find(g.process_counts.begin(), g.process_counts.end(), n) != g.process_counts.end()) {
+      item.fail("process count " + std::to_string(n) + " is listed twice");
+    }
+    g.process_counts.push_back(n);
+  }
+  g.mixes_per_count = m.required_u32("mixes_per_count", 1);
+  g.mix_seed = m.required("mix_seed").as_u64(0);
+  if (const auto offset = m.optional("arrival_offset_max_us")) {
+    g.arrival_offset_max_us = offset->as_nonnegative_number();
+    if (g.arrival_offset_max_us >= 1000) offset->fail("must be below 1000 us (arrival offsets are small)");
+  }
+  if (const auto hp = m.optional("high_priority")) {
+    const std::string text = hp->as_string();
+    if (text == "none") {
+      g.high_priority = HighPriority::kNone;
+    } else if (text == "first") {
+      g.high_priority = HighPriority::kFirst;
+    } else {
+      hp->fail("unknown value '" + text + "'; expected none or first");
+    }
+  }
+  return g;
+}
+
+ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& earlier) {
+  const YamlMap m(node, {"label", "policy", "preemption", "options"});
+  ExperimentRun run;
+  run.where = node.where();
+  run.key = node.key();
+  const YamlNode label = m.required("label");
+  run.label = label.as_string();
+  if (run.label.find_first_of("/ \t\n") != std::string::npos) {
+    label.fail("a label names report rows ('" + run.label + "/...'): no '/' or spaces");
+  }
+  for (const ExperimentRun& other : earlier) {
+    if (other.label == run.label) {
+      label.fail("duplicate run label '" + run.label + "' (first at line " +
+                 std::to_string(other.where.line) + ")");
+    }
+  }
+  run.policy = m.required_string("policy");
+  if (const auto mech = m.optional("preemption")) {
+    run.preemption_given = true;
+    const std::string text = mech->as_string();
+    if (text == "context-switch") {
+      run.preemption = PreemptionMechanism::kContextSwitch;
+    } else if (text == "drain") {
+      run.preemption = PreemptionMechanism::kDrain;
+    } else {
+      mech->fail("unknown value '" + text + "'; expected context-switch or drain");
+    }
+  }
+  if (const auto options = m.optional("options")) {
+    if (!options->is_map())
+      options->fail("expected a map of policy options {key: value}, got " + options->describe());
+    const YamlMap map = YamlMap::any_keys(*options);
+    for (const auto& [key, value] : map.entries()) run.options[key] = value.as_string();
+  }
+  return run;
+}
+
+}  // namespace
+
+ExperimentConfig load_experiment(const std::string& path) {
+  const YamlNode root = config::load_yaml_file(path);
+  const YamlMap m(root,
+                  {"name", "description", "notes", "gpu", "analysis", "workloads", "runs", "seeds", "paper"});
+  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  ExperimentConfig c;
+  c.source_file = path;
+  c.name = m.optional_string("name", std::filesystem::path(path).stem().string());
+  c.description = read_text(m, "description");
+  c.notes = read_text(m, "notes");
+  c.gpu_path = resolve_file(m.required("gpu"), base, "GPU file");
+  const YamlNode analysis = m.required("analysis");
+  c.analysis = analysis.as_string();
+  c.analysis_where = analysis.where();
+
+  const YamlNode workloads = m.required("workloads");
+  if (workloads.is_map()) {
+    c.generator =
+        read_generator(YamlMap(workloads, {"generate", "applications", "process_counts", "mixes_per_count",
+                                           "mix_seed", "arrival_offset_max_us", "high_priority"}),
+                       base);
+  } else if (workloads.is_list()) {
+    for (const YamlNode& entry : workloads.as_list()) {
+      c.workload_files.emplace_back(resolve_file(entry, base, "workload"), entry.where());
+    }
+  } else {
+    workloads.fail(
+        "expected a list of workload files or a generator map {generate: tanasic-mixes, ...}, got " +
+        workloads.describe());
+  }
+
+  for (const YamlNode& run : m.required("runs").as_list()) c.runs.push_back(read_run(run, c.runs));
+
+  if (const auto seeds = m.optional("seeds")) {
+    for (const YamlNode& item : seeds->as_list()) {
+      const std::uint64_t seed = item.as_u64(0);
+      if (std::find(c.seeds.begin(), c.seeds.end(), seed) != c.seeds.end()) {
+        item.fail("seed " + std::to_string(seed) + " is listed twice");
+      }
+      c.seeds.push_back(seed);
+    }
+  } else {
+    c.seeds = {1};
+  }
+
+  if (const auto paper = m.optional("paper"); paper && !paper->is_null()) {
+    if (!paper->is_map())
+      paper->fail("expected a map of report row -> number (or null), got " + paper->describe());
+    const YamlMap map = YamlMap::any_keys(*paper);
+    for (const auto& [row, value] : map.entries()) {
+      PaperEntry entry;
+      entry.row = row;
+      entry.where = value.where();
+      if (!value.is_null()) entry.value = value.as_number();
+      c.paper.push_back(std::move(entry));
+    }
+  }
+  return c;
+}
+
+const Workload& ExpandedExperiment::workload_of(const GridPoint& point) const {
+  const ExperimentWorkload& w = workloads.at(point.workload);
+  return (point.run > 0 && w.prioritized) ? *w.prioritized : w.workload;
+}
+
+ExpandedExperiment expand_experiment(const ExperimentConfig& config) {
+  ExpandedExperiment e;
+  e.gpu = load_gpu_config(config.gpu_path);
+  if (config.generator) {
+    const MixGeneratorConfig& g = *config.generator;
+    const Workload apps = load_workload(g.applications, e.gpu);
+    for (TanasicMix& mix : generate_tanasic_mixes(apps, g.process_counts, g.mixes_per_count, g.mix_seed,
+                                                  g.arrival_offset_max_us)) {
+      ExperimentWorkload w;
+      w.workload = std::move(mix.workload);
+      w.applications = std::move(mix.applications);
+      if (g.high_priority == HighPriority::kFirst) {
+        Workload prioritized = w.workload;
+        for (ProcessSpec& p : prioritized.processes) p.priority = 0;
+        prioritized.processes.front().priority = 1;
+        w.prioritized = std::move(prioritized);
+      }
+      e.workloads.push_back(std::move(w));
+    }
+  } else {
+    for (const auto& [file, where] : config.workload_files) {
+      ExperimentWorkload w;
+      w.workload = load_workload(file, e.gpu);
+      e.workloads.push_back(std::move(w));
+    }
+  }
+  for (std::size_t w = 0; w < e.workloads.size(); ++w) {
+    for (std::size_t r = 0; r < config.runs.size(); ++r) {
+      for (std::size_t s = 0; s < config.seeds.size(); ++s) e.points.push_back({w, r, s});
+    }
+  }
+  return e;
+}
+
+}  // namespace gpumux

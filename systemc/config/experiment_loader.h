@@ -1,0 +1,106 @@
+#pragma once
+// Experiments (configs/experiments/*.yaml): a grid of simulations - workloads x runs (policy,
+// preemption mechanism, policy options) x seeds - on one GPU, and the analysis that turns the grid's
+// results into the rows of a report, beside the paper's figures. This file loads and validates the
+// YAML (the schema is in docs/config.md, "Experiment files") and expands the grid; running it and the
+// analyses live in systemc/app/experiment*.
+//
+// Workloads are either listed files or generated: `generate: tanasic-mixes` draws random
+// multiprogrammed mixes of the applications of one workload file (Tanasic 4.1), see tanasic_mixes.h.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "core/gpu_config.h"
+#include "core/workload.h"
+#include "policy/registry.h"
+
+namespace gpumux {
+
+/// One entry of `runs:`: how every workload of the grid is simulated once per seed.
+struct ExperimentRun {
+  std::string label;  ///< unique; names report rows ("dss-cs/2proc/...")
+  std::string policy;
+  PreemptionMechanism preemption = PreemptionMechanism::kContextSwitch;
+  bool preemption_given = false;  ///< written in the file (else the default, context-switch)
+  PolicyOptions options;
+  SourceLocation where;  ///< the run's map
+  std::string key;       ///< "runs[i]"
+};
+
+/// Which process of a generated mix is the high-priority one.
+enum class HighPriority : std::uint8_t {
+  kNone,   ///< all processes priority 0
+  kFirst,  ///< the first process of each mix gets priority 1 in the non-baseline runs
+};
+
+/// `workloads: {generate: tanasic-mixes, ...}`.
+struct MixGeneratorConfig {
+  std::string applications;  ///< resolved path of the workload file whose processes are the applications
+  SourceLocation applications_where;
+  std::vector<std::uint32_t> process_counts;
+  std::uint32_t mixes_per_count = 1;
+  std::uint64_t mix_seed = 1;
+  double arrival_offset_max_us = 0;  ///< arrivals uniform in [0, this); 0: all arrive at time 0
+  HighPriority high_priority = HighPriority::kNone;
+};
+
+/// One `paper:` entry: a row name and the paper's figure (nullopt: explicitly none).
+struct PaperEntry {
+  std::string row;
+  std::optional<double> value;
+  SourceLocation where;
+};
+
+struct ExperimentConfig {
+  std::string name;
+  std::string source_file;
+  std::string description;  ///< explanation printed at the top of report.md
+  std::string notes;        ///< printed after the tables of report.md
+  std::string gpu_path;     ///< resolved
+  std::string analysis;
+  SourceLocation analysis_where;
+  std::vector<std::pair<std::string, SourceLocation>> workload_files;  ///< resolved, with their entries
+  std::optional<MixGeneratorConfig> generator;
+  std::vector<ExperimentRun> runs;  ///< runs[0] is the baseline the analyses compare against
+  std::vector<std::uint64_t> seeds;
+  std::vector<PaperEntry> paper;  ///< in file order
+};
+
+/// Loads and checks an experiment file. Paths in it are relative to the file. Does not load the GPU or
+/// workload files (expand_experiment does) and does not check policy or analysis names (the command
+/// does, against the registries).
+[[nodiscard]] ExperimentConfig load_experiment(const std::string& path);
+
+/// One workload of the grid.
+struct ExperimentWorkload {
+  Workload workload;  ///< what the baseline run (runs[0]) simulates
+  /// What the other runs simulate when it differs (generated mixes with `high_priority: first`).
+  std::optional<Workload> prioritized;
+  std::vector<std::string> applications;  ///< generated mixes: the application of each process
+};
+
+/// One simulation of the grid.
+struct GridPoint {
+  std::size_t workload = 0;
+  std::size_t run = 0;
+  std::size_t seed = 0;  ///< index into ExperimentConfig::seeds
+};
+
+struct ExpandedExperiment {
+  GpuConfig gpu;
+  std::vector<ExperimentWorkload> workloads;
+  std::vector<GridPoint> points;  ///< workload-major, then run, then seed
+
+  /// The workload a grid point simulates (the prioritized variant for non-baseline runs).
+  [[nodiscard]] const Workload& workload_of(const GridPoint& point) const;
+};
+
+/// Loads the GPU and the workloads (or generates the mixes) and lists every simulation.
+[[nodiscard]] ExpandedExperiment expand_experiment(const ExperimentConfig& config);
+
+}  // namespace gpumux

@@ -1,0 +1,467 @@
+// Experiment files (docs/config.md, "Experiment files"): the shipped experiments load and expand to
+// the expected grids; the tanasic-mixes generator is deterministic, draws distinct applications and
+// balances the leading (high-priority) application; bad input is an InputError naming file, line and
+// key; the analyses compute what docs/user-guide.md ("Experiments") says, on hand-made outcomes.
+// Nothing here simulates.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+#include "app/experiment.h"
+#include "app/experiment_analysis.h"
+#include "common/test_support.h"
+#include "config/experiment_loader.h"
+#include "config/gpu_loader.h"
+#include "config/tanasic_mixes.h"
+#include "config/workload_loader.h"
+#include "core/error.h"
+
+namespace gpumux {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kConfigDir = std::string(GPUMUX_SOURCE_DIR) + "/configs";
+
+bool policies_registered(const ExperimentConfig& c) {
+  return std::all_of(c.runs.begin(), c.runs.end(),
+                     [](const auto& r) { return find_policy(r.policy) != nullptr; });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The shipped experiments
+
+TEST(ShippedExperiments, SmokeListsTwoWorkloadsTwoRuns) {
+  const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/smoke.yaml");
+  EXPECT_EQ(c.name, "smoke");
+  EXPECT_EQ(c.analysis, "summary");
+  ASSERT_EQ(c.runs.size(), 2U);
+  EXPECT_EQ(c.runs[0].label, "fcfs");
+  EXPECT_EQ(c.runs[1].policy, "fifo");
+  EXPECT_EQ(c.seeds, (std::vector<std::uint64_t>{1}));
+  EXPECT_TRUE(c.paper.empty());
+  EXPECT_FALSE(c.generator.has_value());
+  const ExpandedExperiment e = expand_experiment(c);
+  EXPECT_EQ(e.gpu.name, "kepler-k20c");
+  ASSERT_EQ(e.workloads.size(), 2U);
+  EXPECT_EQ(e.points.size(), 4U);
+  EXPECT_NO_THROW(validate_experiment(c, e));
+}
+
+TEST(ShippedExperiments, TanasicDssExpandsToFortyMixesTimesThreeRuns) {
+  const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/tanasic-dss.yaml");
+  ASSERT_TRUE(c.generator.has_value());
+  EXPECT_EQ(c.generator->process_counts, (std::vector<std::uint32_t>{2, 4, 6, 8}));
+  ASSERT_EQ(c.runs.size(), 3U);
+  EXPECT_EQ(c.runs[1].label, "dss-cs");
+  EXPECT_EQ(c.runs[1].preemption, PreemptionMechanism::kContextSwitch);
+  EXPECT_EQ(c.runs[2].label, "dss-drain");
+  EXPECT_EQ(c.runs[2].preemption, PreemptionMechanism::kDrain);
+  const ExpandedExperiment e = expand_experiment(c);
+  const std::size_t mixes = c.generator->mixes_per_count;
+  ASSERT_EQ(e.workloads.size(), 4 * mixes);
+  EXPECT_EQ(e.points.size(), 4 * mixes * 3);
+  std::map<std::size_t, std::size_t> per_count;
+  for (const ExperimentWorkload& w : e.workloads) {
+    ++per_count[w.workload.processes.size()];
+    EXPECT_EQ(w.workload.replay, ReplayMode::kUntilAllDone);
+    EXPECT_FALSE(w.prioritized.has_value());
+    for (const ProcessSpec& p : w.workload.processes) EXPECT_EQ(p.repeat, 3U) << p.name;
+  }
+  EXPECT_EQ(per_count, (std::map<std::size_t, std::size_t>{{2, mixes}, {4, mixes}, {6, mixes}, {8, mixes}}));
+  // Every paper figure names a row of the analysis (and the policies exist, once registered).
+  if (policies_registered(c)) {
+    EXPECT_NO_THROW(validate_experiment(c, e));
+  }
+  EXPECT_EQ(c.paper.size(), 24U);
+}
+
+TEST(ShippedExperiments, TanasicPriorityHasPrioritizedVariants) {
+  const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/tanasic-priority.yaml");
+  ASSERT_TRUE(c.generator.has_value());
+  EXPECT_EQ(c.generator->high_priority, HighPriority::kFirst);
+  ASSERT_EQ(c.runs.size(), 6U);
+  EXPECT_EQ(c.runs[0].policy, "fcfs");
+  EXPECT_EQ(c.runs[2].options.at("access"), "exclusive");
+  EXPECT_EQ(c.runs[4].options.at("access"), "shared");
+  const ExpandedExperiment e = expand_experiment(c);
+  ASSERT_EQ(e.workloads.size(), 40U);
+  EXPECT_EQ(e.points.size(), 240U);
+  for (const ExperimentWorkload& w : e.workloads) {
+    ASSERT_TRUE(w.prioritized.has_value());
+    for (const ProcessSpec& p : w.workload.processes) EXPECT_EQ(p.priority, 0);
+    ASSERT_EQ(w.prioritized->processes.size(), w.workload.processes.size());
+    for (std::size_t p = 0; p < w.prioritized->processes.size(); ++p) {
+      EXPECT_EQ(w.prioritized->processes[p].priority, p == 0 ? 1 : 0);
+    }
+  }
+  // The baseline run simulates the mix without priorities, the others the prioritized one.
+  EXPECT_EQ(e.workload_of({0, 0, 0}).processes[0].priority, 0);
+  EXPECT_EQ(e.workload_of({0, 1, 0}).processes[0].priority, 1);
+  if (policies_registered(c)) {
+    EXPECT_NO_THROW(validate_experiment(c, e));
+  }
+}
+
+TEST(ShippedExperiments, ParboilAppsAreTheTenApplicationsOfTable1) {
+  const GpuConfig gpu = load_gpu_config(kConfigDir + "/gpus/kepler-k20c.yaml");
+  const Workload w = load_workload(kConfigDir + "/workloads/tanasic/parboil-apps.yaml", gpu);
+  EXPECT_EQ(w.replay, ReplayMode::kUntilAllDone);
+  std::vector<std::string> names;
+  for (const ProcessSpec& p : w.processes) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"lbm", "histo", "tpacf", "spmv", "mri-q", "sad", "sgemm",
+                                             "stencil", "cutcp", "mri-gridding"}));
+  // Launch counts per kernel are Table 1's "Num. of Launches".
+  for (const ProcessSpec& p : w.processes) {
+    EXPECT_EQ(p.repeat, 3U);
+    std::map<std::string, std::uint32_t> launches;
+    std::map<std::string, std::uint32_t> table1;
+    for (const StreamSpec& s : p.streams) {
+      for (const CommandSpec& c : s.commands) {
+        if (c.kind != CommandKind::kKernel) continue;
+        EXPECT_EQ(c.kernel->benchmark, p.name);
+        launches[c.kernel->name] += c.launches;
+        table1[c.kernel->name] = c.kernel->launches;
+      }
+    }
+    EXPECT_EQ(launches, table1) << p.name;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The mix generator
+
+Workload ten_apps() {
+  Workload w;
+  w.name = "apps";
+  w.replay = ReplayMode::kUntilAllDone;
+  for (int i = 0; i < 10; ++i) {
+    w.processes.push_back(test::process("app" + std::to_string(i), {StreamSpec{{test::cpu(1)}}}, 0, 3));
+  }
+  return w;
+}
+
+std::vector<std::vector<std::string>> names_of(const std::vector<TanasicMix>& mixes) {
+  std::vector<std::vector<std::string>> out;
+  for (const TanasicMix& m : mixes) out.push_back(m.applications);
+  return out;
+}
+
+TEST(TanasicMixes, DeterministicDistinctAndBalanced) {
+  const Workload apps = ten_apps();
+  const auto a = generate_tanasic_mixes(apps, {2, 4, 6, 8}, 10, 7, 0);
+  const auto b = generate_tanasic_mixes(apps, {2, 4, 6, 8}, 10, 7, 0);
+  const auto other = generate_tanasic_mixes(apps, {2, 4, 6, 8}, 10, 8, 0);
+  ASSERT_EQ(a.size(), 40U);
+  EXPECT_EQ(names_of(a), names_of(b));
+  EXPECT_NE(names_of(a), names_of(other));
+  for (std::size_t first = 0; first < a.size(); first += 10) {
+    std::set<std::string> leaders;
+    std::set<std::multiset<std::string>> sets;
+    for (std::size_t k = first; k < first + 10; ++k) {
+      const TanasicMix& m = a[k];
+      const std::size_t n = m.workload.processes.size();
+      EXPECT_EQ(m.applications.size(), n);
+      EXPECT_EQ(std::set<std::string>(m.applications.begin(), m.applications.end()).size(), n) << "distinct";
+      leaders.insert(m.applications.front());
+      sets.insert({m.applications.begin(), m.applications.end()});
+      EXPECT_EQ(m.workload.replay, ReplayMode::kUntilAllDone);
+      for (const ProcessSpec& p : m.workload.processes) {
+        EXPECT_EQ(p.arrival_ps, 0U);
+        EXPECT_EQ(p.repeat, 3U);
+      }
+    }
+    EXPECT_EQ(leaders.size(), 10U) << "each application leads once in 10 mixes";
+    EXPECT_EQ(sets.size(), 10U) << "no two mixes of a count share their applications";
+  }
+  EXPECT_EQ(a[0].workload.name, "2proc-mix01");
+  EXPECT_EQ(a[39].workload.name, "8proc-mix10");
+}
+
+TEST(TanasicMixes, CountsAreIndependentOffsetsSmallRepeatsNamed) {
+  const Workload apps = ten_apps();
+  const auto all = generate_tanasic_mixes(apps, {2, 4}, 3, 11, 0);
+  const auto four = generate_tanasic_mixes(apps, {4}, 3, 11, 0);
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(all[3 + k].applications, four[k].applications);
+
+  const auto offset = generate_tanasic_mixes(apps, {6}, 4, 11, 500);
+  bool some_nonzero = false;
+  for (const TanasicMix& m : offset) {
+    for (const ProcessSpec& p : m.workload.processes) {
+      EXPECT_LT(p.arrival_ps, ps_from_ns(500e3));
+      some_nonzero = some_nonzero || p.arrival_ps > 0;
+    }
+  }
+  EXPECT_TRUE(some_nonzero);
+
+  const auto big = generate_tanasic_mixes(apps, {12}, 1, 3, 0);
+  ASSERT_EQ(big[0].workload.processes.size(), 12U);
+  std::set<std::string> names;
+  for (const ProcessSpec& p : big[0].workload.processes) names.insert(p.name);
+  EXPECT_EQ(names.size(), 12U) << "repeated applications get unique process names";
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Bad input
+
+class ExperimentErrors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gpumux-exp-" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  /// Writes an experiment whose gpu and workloads point at the shipped configs, with `body` appended.
+  std::string write(const std::string& text) {
+    const std::string path = (dir_ / "e.yaml").string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  static std::string header() {
+    return "gpu: " + kConfigDir + "/gpus/kepler-k20c.yaml\n" + "analysis: summary\n" + "workloads: [" +
+           kConfigDir + "/workloads/sgemm-3x.yaml]\n";
+  }
+  static int line_of(const std::string& text, const std::string& needle) {
+    const auto pos = text.find(needle);
+    EXPECT_NE(pos, std::string::npos) << needle;
+    return 1 +
+           static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+  }
+  /// The InputError message of loading (and, with `validate`, expanding and validating) `text`.
+  std::string error_of(const std::string& text, bool validate = false) {
+    const std::string path = write(text);
+    try {
+      const ExperimentConfig c = load_experiment(path);
+      if (validate) validate_experiment(c, expand_experiment(c));
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    ADD_FAILURE() << "no InputError for:\n" << text;
+    return "";
+  }
+  static void expect_error(const std::string& message, int line, const std::string& key,
+                           const std::string& text) {
+    EXPECT_NE(message.find("e.yaml:" + std::to_string(line) + ":"), std::string::npos) << message;
+    EXPECT_NE(message.find("'" + key + "'"), std::string::npos) << message;
+    EXPECT_NE(message.find(text), std::string::npos) << message;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ExperimentErrors, UnknownTopLevelKey) {
+  const std::string text = header() + "runs:\n  - {label: a, policy: fcfs}\nsedes: [1]\n";
+  expect_error(error_of(text), line_of(text, "sedes"), "sedes", "did you mean 'seeds'?");
+}
+
+TEST_F(ExperimentErrors, UnknownRunKeyAndBadPreemption) {
+  const std::string text = header() + "runs:\n  - {label: a, policy: fcfs}\n  - {label: b, polcy: fifo}\n";
+  expect_error(error_of(text), line_of(text, "polcy"), "runs[1].polcy", "unknown key");
+  const std::string mech = header() + "runs:\n  - {label: a, policy: dss, preemption: swap}\n";
+  expect_error(error_of(mech), line_of(mech, "swap"), "runs[0].preemption", "context-switch or drain");
+}
+
+TEST_F(ExperimentErrors, DuplicateOrSlashedLabelAndMissingRuns) {
+  const std::string dup = header() + "runs:\n  - {label: a, policy: fcfs}\n  - {label: a, policy: fifo}\n";
+  expect_error(error_of(dup), 6, "runs[1].label", "duplicate run label");
+  const std::string slash = header() + "runs:\n  - {label: a/b, policy: fcfs}\n";
+  expect_error(error_of(slash), line_of(slash, "a/b"), "runs[0].label", "no '/'");
+  expect_error(error_of(header()), 1, "runs", "required key is missing");
+}
+
+TEST_F(ExperimentErrors, MissingFilesPointAtTheirEntry) {
+  const std::string text = "gpu: " + kConfigDir + "/gpus/kepler-k20c.yaml\nanalysis: summary\n" +
+                           "workloads:\n  - nowhere.yaml\nruns:\n  - {label: a, policy: fcfs}\n";
+  expect_error(error_of(text), line_of(text, "nowhere"), "workloads[0]", "not found");
+  const std::string gpu = "gpu: no-gpu.yaml\n";
+  expect_error(error_of(gpu), 1, "gpu", "not found");
+}
+
+TEST_F(ExperimentErrors, GeneratorKeys) {
+  const std::string base = "gpu: " + kConfigDir + "/gpus/kepler-k20c.yaml\nanalysis: tanasic-dss\n" +
+                           "workloads:\n  generate: tanasic-mixes\n  applications: " + kConfigDir +
+                           "/workloads/tanasic/parboil-apps.yaml\n";
+  const std::string runs = "runs:\n  - {label: a, policy: fcfs}\n";
+  const std::string zero = base + "  process_counts: [2, 0]\n  mixes_per_count: 2\n  mix_seed: 1\n" + runs;
+  expect_error(error_of(zero), line_of(zero, "[2, 0]"), "workloads.process_counts[1]", "positive");
+  const std::string kind = "gpu: " + kConfigDir + "/gpus/kepler-k20c.yaml\nanalysis: summary\n" +
+                           "workloads:\n  generate: pai-pairs\n" + runs;
+  expect_error(error_of(kind), line_of(kind, "pai-pairs"), "workloads.generate", "tanasic-mixes");
+  const std::string typo = base + "  process_count: [2]\n" + runs;
+  expect_error(error_of(typo), line_of(typo, "process_count"), "workloads.process_count", "process_counts");
+  const std::string offset =
+      base + "  process_counts: [2]\n  mixes_per_count: 1\n  mix_seed: 1\n  arrival_offset_max_us: 1500\n" +
+      runs;
+  expect_error(error_of(offset), line_of(offset, "1500"), "workloads.arrival_offset_max_us", "below 1000");
+}
+
+TEST_F(ExperimentErrors, PaperValuesAreNumbersOrNull) {
+  const std::string text =
+      header() + "runs:\n  - {label: a, policy: fcfs}\npaper:\n  a/stp: ~\n  a/antt: lots\n";
+  expect_error(error_of(text), line_of(text, "lots"), "paper.a/antt", "expected a number");
+}
+
+TEST_F(ExperimentErrors, ValidationNamesAnalysisPolicyAndPaperRow) {
+  const std::string analysis = "gpu: " + kConfigDir +
+                               "/gpus/kepler-k20c.yaml\nanalysis: sumary\nworkloads: [" + kConfigDir +
+                               "/workloads/sgemm-3x.yaml]\nruns:\n  - {label: a, policy: fcfs}\n";
+  expect_error(error_of(analysis, true), 2, "analysis", "did you mean 'summary'?");
+
+  const std::string policy = header() + "runs:\n  - {label: a, policy: fcfs}\n  - {label: b, policy: nope}\n";
+  expect_error(error_of(policy, true), line_of(policy, "label: b"), "runs[1]", "unknown policy 'nope'");
+  const std::string option =
+      header() + "runs:\n  - {label: a, policy: fcfs}\n  - {label: b, policy: fifo, options: {x: 1}}\n";
+  expect_error(error_of(option, true), line_of(option, "label: b"), "runs[1]", "takes no options");
+
+  const std::string paper =
+      header() + "runs:\n  - {label: a, policy: fcfs}\npaper:\n  a/stp: 1.0\n  a/anttt: 2.0\n";
+  expect_error(error_of(paper, true), line_of(paper, "anttt"), "paper.a/anttt", "did you mean 'a/antt'?");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Analyses on hand-made outcomes
+
+struct Fixture {
+  ExperimentConfig config;
+  ExpandedExperiment grid;
+  ExperimentResults results;
+};
+
+/// Two 2-process workloads (a SHORT and a LONG application), runs base and other, one seed.
+Fixture two_by_two() {
+  Fixture f;
+  f.config.analysis = "tanasic-dss";
+  f.config.runs = {ExperimentRun{}, ExperimentRun{}};
+  f.config.runs[0].label = "base";
+  f.config.runs[0].policy = "fcfs";
+  f.config.runs[1].label = "other";
+  f.config.runs[1].policy = "dss";
+  f.config.seeds = {1};
+  auto short_kernel = test::kernel("s", 10, 1);
+  short_kernel->class1 = "SHORT";
+  short_kernel->class2 = "SHORT";
+  auto long_kernel = test::kernel("l", 10, 1);
+  long_kernel->class1 = "LONG";
+  long_kernel->class2 = "LONG";
+  for (int w = 0; w < 2; ++w) {
+    ExperimentWorkload ew;
+    ew.workload.name = "w" + std::to_string(w);
+    ew.workload.processes = {test::process("short", {StreamSpec{{test::launch(short_kernel)}}}),
+                             test::process("long", {StreamSpec{{test::launch(long_kernel)}}})};
+    ew.prioritized = ew.workload;
+    ew.prioritized->processes[0].priority = 1;
+    f.grid.workloads.push_back(ew);
+    for (std::size_t r = 0; r < 2; ++r) f.grid.points.push_back({static_cast<std::size_t>(w), r, 0});
+  }
+  f.results.config = &f.config;
+  f.results.grid = &f.grid;
+  return f;
+}
+
+RunOutcome outcome(double ntt_short, double ntt_long, double stp, double fairness) {
+  RunOutcome o;
+  o.valid = true;
+  o.stp = stp;
+  o.antt = (ntt_short + ntt_long) / 2;
+  o.fairness = fairness;
+  o.processes = {ProcessOutcome{"short", "SHORT", "SHORT", 0, 1e6, 1e6 * ntt_short, ntt_short, 3},
+                 ProcessOutcome{"long", "LONG", "LONG", 0, 1e9, 1e9 * ntt_long, ntt_long, 3}};
+  return o;
+}
+
+std::map<std::string, std::optional<double>> by_name(const std::vector<ReportRow>& rows) {
+  std::map<std::string, std::optional<double>> m;
+  for (const ReportRow& r : rows) m[r.name] = r.model;
+  return m;
+}
+
+TEST(ExperimentAnalyses, TanasicDssRatiosAgainstTheBaseline) {
+  Fixture f = two_by_two();
+  // Points: (w0 base), (w0 other), (w1 base), (w1 other).
+  f.results.outcomes = {outcome(4, 1, 1.0, 0.25), outcome(1, 1.25, 1.8, 0.8), outcome(2, 1, 1.5, 0.5),
+                        outcome(1, 1, 2.0, 1.0)};
+  const auto rows = by_name(experiment_rows(f.results));
+  EXPECT_DOUBLE_EQ(*rows.at("other/2proc/ntt_improvement_short"), (4.0 + 2.0) / 2);
+  EXPECT_DOUBLE_EQ(*rows.at("other/2proc/ntt_improvement_long"), (0.8 + 1.0) / 2);
+  EXPECT_DOUBLE_EQ(*rows.at("other/2proc/antt_improvement"), (2.5 / 1.125 + 1.5 / 1.0) / 2);
+  EXPECT_DOUBLE_EQ(*rows.at("other/2proc/fairness_improvement"), (0.8 / 0.25 + 1.0 / 0.5) / 2);
+  EXPECT_DOUBLE_EQ(*rows.at("other/2proc/stp_degradation"), (1.0 / 1.8 + 1.5 / 2.0) / 2);
+  EXPECT_EQ(rows.count("base/2proc/antt_improvement"), 0U) << "no rows for the baseline itself";
+  EXPECT_EQ(rows.count("other/2proc/ntt_improvement_medium"), 0U) << "no MEDIUM application in the grid";
+
+  // The dry run (nothing simulated) lists the same rows with no values.
+  Fixture dry = two_by_two();
+  dry.results.outcomes.assign(4, std::nullopt);
+  const auto dry_rows = experiment_rows(dry.results);
+  ASSERT_EQ(dry_rows.size(), rows.size());
+  for (const ReportRow& r : dry_rows) EXPECT_FALSE(r.model.has_value()) << r.name;
+}
+
+TEST(ExperimentAnalyses, TanasicPriorityImprovementOfTheHighPriorityProcess) {
+  Fixture f = two_by_two();
+  f.config.analysis = "tanasic-priority";
+  f.config.runs[1].policy = "ppq";
+  f.config.paper = {PaperEntry{"other/2proc/hp_improvement", 2.0, {}}};
+  f.results.outcomes = {outcome(4, 1, 1.0, 0.25), outcome(1, 1.25, 1.8, 0.8), outcome(2, 1, 1.5, 0.5),
+                        outcome(1, 1, 2.0, 1.0)};
+  const auto rows = experiment_rows(f.results);
+  const auto m = by_name(rows);
+  // The high-priority process is "short" (priority 1 in the prioritized variant): 4x and 2x faster.
+  EXPECT_DOUBLE_EQ(*m.at("other/2proc/hp_improvement"), 3.0);
+  EXPECT_DOUBLE_EQ(*m.at("other/2proc/hp_improvement_short"), 3.0);
+  EXPECT_FALSE(m.at("other/2proc/hp_improvement_long").has_value());
+  EXPECT_DOUBLE_EQ(*m.at("base/2proc/stp"), 1.25);
+  EXPECT_DOUBLE_EQ(*m.at("other/2proc/stp"), 1.9);
+  EXPECT_EQ(m.count("other/2proc/stp_overhead_vs_npq"), 0U) << "no npq run";
+  const auto it = std::find_if(rows.begin(), rows.end(),
+                               [](const auto& r) { return r.name == "other/2proc/hp_improvement"; });
+  ASSERT_NE(it, rows.end());
+  EXPECT_EQ(it->paper, 2.0);
+  EXPECT_EQ(it->unit, "x");
+}
+
+TEST(ExperimentAnalyses, SummaryMeansAndInvalidRunsAreSkipped) {
+  Fixture f = two_by_two();
+  f.config.analysis = "summary";
+  RunOutcome invalid = outcome(1, 1, 100, 1);
+  invalid.valid = false;
+  f.results.outcomes = {outcome(4, 1, 1.0, 0.25), outcome(1, 1.25, 1.8, 0.8), invalid,
+                        outcome(1, 1, 2.0, 1.0)};
+  const auto m = by_name(experiment_rows(f.results));
+  EXPECT_DOUBLE_EQ(*m.at("base/stp"), 1.0);
+  EXPECT_DOUBLE_EQ(*m.at("base/antt"), 2.5);
+  EXPECT_DOUBLE_EQ(*m.at("other/stp"), 1.9);
+  EXPECT_DOUBLE_EQ(*m.at("other/fairness"), 0.9);
+}
+
+TEST(ExperimentAnalyses, ReportJsonRowsHaveNameModelPaperUnit) {
+  Fixture f = two_by_two();
+  f.config.name = "t";
+  f.grid.gpu = test::k20c();
+  f.results.outcomes = {outcome(4, 1, 1.0, 0.25), outcome(1, 1.25, 1.8, 0.8), outcome(2, 1, 1.5, 0.5),
+                        outcome(1, 1, 2.0, 1.0)};
+  const auto rows = experiment_rows(f.results);
+  const nlohmann::json j = experiment_report_json(f.results, rows);
+  ASSERT_EQ(j["rows"].size(), rows.size());
+  for (const auto& row : j["rows"]) {
+    for (const char* key : {"name", "model", "paper", "unit"}) EXPECT_TRUE(row.contains(key)) << key;
+  }
+  ASSERT_EQ(j["runs"].size(), 4U);
+  EXPECT_EQ(j["runs"][1]["label"], "other");
+  EXPECT_EQ(j["runs"][1]["processes"][0]["ntt"], 1.0);
+  const std::string md = experiment_report_markdown(f.results, rows);
+  EXPECT_NE(md.find("### other"), std::string::npos) << md;
+  EXPECT_NE(md.find("| antt_improvement (x) |"), std::string::npos) << md;
+}
+
+}  // namespace
+}  // namespace gpumux
