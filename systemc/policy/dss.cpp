@@ -28,7 +28,22 @@ SmState engine_state(Ref::SmState s) {
   return SmState::kIdle;
 }
 
+DssImplementationFactory& implementation_factory() {
+  static DssImplementationFactory factory;
+  return factory;
+}
+
+bool same_outputs(const Ref::Outputs& a, const Ref::Outputs& b) {
+  return a.busy == b.busy && a.assign.valid == b.assign.valid && a.assign.sm == b.assign.sm &&
+         a.assign.slot == b.assign.slot && a.reserve.valid == b.reserve.valid &&
+         a.reserve.sm == b.reserve.sm && a.reserve.next_slot == b.reserve.next_slot;
+}
+
 }  // namespace
+
+void set_dss_implementation_factory(DssImplementationFactory factory) {
+  implementation_factory() = std::move(factory);
+}
 
 int EqualShareTokens::tokens_for(ProcessId process, std::optional<int> os_tokens, std::uint32_t num_sms,
                                  std::uint32_t num_processes) {
@@ -90,6 +105,7 @@ void DssPolicy::ensure_model(const EngineControl& control) {
   } catch (const std::invalid_argument& e) {
     throw InputError(std::string("policy dss: ") + e.what());
   }
+  if (implementation_factory()) implementation_ = implementation_factory()(config);
   slot_kernel_.assign(config.num_slots, std::nullopt);
   queued_kernel_.assign(config.num_slots, std::nullopt);
   queued_has_tbs_.assign(config.num_slots, false);
@@ -208,6 +224,21 @@ void DssPolicy::run(EngineControl& control) {
       const bool sm_event = in.kind == Ref::EventKind::kSmIdle || in.kind == Ref::EventKind::kPreemptDone;
       violation(std::string("event rejected by the DSS model: ") + e.what(), sm_event ? in.index : 0,
                 std::nullopt, control);
+    }
+    if (implementation_) {
+      // Co-simulation: the implementation's decisions are applied; the reference checks them.
+      Ref::Outputs decided;
+      try {
+        decided = implementation_->step(in, *model_);
+      } catch (const std::logic_error& e) {
+        violation(std::string("co-simulation: ") + e.what(), 0, std::nullopt, control);
+      }
+      if (!same_outputs(decided, out)) {
+        violation("co-simulation: the RTL's outputs differ from the reference model's in cycle " +
+                      std::to_string(model_->stats().cycles),
+                  decided.assign.valid ? decided.assign.sm : decided.reserve.sm, std::nullopt, control);
+      }
+      out = decided;
     }
     apply(out, control);
   }

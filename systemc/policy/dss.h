@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,22 @@ class EqualShareTokens {
   std::vector<std::optional<int>> by_process_;  ///< decided at the process's first kernel
   std::uint32_t remainder_given_ = 0;
 };
+
+/// Co-simulation (CMake option GPUMUX_COSIM_RTL, binary gpumux-cosim-rtl): a second implementation
+/// of the decision logic, the Verilated rtl/dss_token_policy.sv, clocked in lockstep with the
+/// reference model on the same events. Its outputs are the decisions the policy applies; the
+/// reference model checks them in every cycle and mirrors the tables for the SMST agreement check.
+class DssImplementation {
+ public:
+  virtual ~DssImplementation() = default;
+  /// One clock with `in`; `reference` has just been stepped with the same event. Returns the
+  /// implementation's outputs; throws std::logic_error when its tables disagree with the reference's.
+  virtual DssReference::Outputs step(const DssReference::Inputs& in, const DssReference& reference) = 0;
+};
+using DssImplementationFactory =
+    std::function<std::unique_ptr<DssImplementation>(const DssReference::Config&)>;
+/// Every DssPolicy created from now on also builds and drives this implementation (empty: none).
+void set_dss_implementation_factory(DssImplementationFactory factory);
 
 class DssPolicy final : public SchedulingPolicy {
  public:
@@ -90,6 +107,7 @@ class DssPolicy final : public SchedulingPolicy {
   std::uint32_t token_bits_;
   bool start_on_preempt_done_;
   std::unique_ptr<DssReference> model_;
+  std::unique_ptr<DssImplementation> implementation_;  ///< co-simulation only
   EqualShareTokens shares_;
   std::deque<Pending> pending_;
   bool running_ = false;

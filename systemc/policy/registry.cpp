@@ -5,7 +5,10 @@
 #include "core/error.h"
 #include "policy/dss.h"
 #include "policy/fcfs.h"
+#include "policy/leaky_bucket.h"
+#include "policy/mpmax.h"
 #include "policy/priority.h"
+#include "policy/srtf.h"
 
 namespace gpumux {
 
@@ -39,6 +42,10 @@ const std::vector<PolicyInfo>& policy_registry() {
            no_options("fifo", o);
            return std::make_unique<FcfsPolicy>(FcfsPolicy::Variant::kFifo);
          }},
+        {"leaky-bucket",
+         "leaky-bucket thread-block interleaving (Liang 4.1): kernels share SMs in asked proportions; "
+         "options shares=a:b:... (per process), compensate=on|off (rate compensation for TB times)",
+         [](const PolicyOptions& options) { return LeakyBucketPolicy::create(options); }},
         {"npq",
          "non-preemptive priority queues (Tanasic 4.2): the highest-priority kernel gets the next free SMs",
          [](const PolicyOptions& o) {
@@ -49,6 +56,41 @@ const std::vector<PolicyInfo>& policy_registry() {
          "preemptive priority queues (Tanasic 4.2): SMs of lower-priority kernels are preempted for a "
          "higher-priority one; option access=shared (default) or exclusive",
          [](const PolicyOptions& options) { return PriorityPolicy::preemptive(options); }},
+        // Pai et al.: runtime-aware thread-block scheduling (policy/mpmax.h, policy/srtf.h).
+        {"mpmax",
+         "Just-in-time MPMax (Pai 5.2.2): each running kernel sets aside room for one TB of each "
+         "co-runner per SM; TBs issued in FIFO order",
+         [](const PolicyOptions& o) {
+           no_options("mpmax", o);
+           return std::make_unique<MpmaxPolicy>();
+         }},
+        {"srtf",
+         "Shortest Remaining Time First (Pai 5.1.1): Simple Slicing predictions, new kernels sampled on "
+         "one SM; options sample=first-to-end|first-started-in-slice, decide=per-sm|gpu",
+         [](const PolicyOptions& o) {
+           return ShortestFirstPolicy::create(ShortestFirstPolicy::Mode::kSrtf, o);
+         }},
+        {"srtf-adaptive",
+         "SRTF/Adaptive (Pai 5.1.2): SRTF, sharing SMs (fastest kernel limited to 3 TBs/SM) when "
+         "estimated slowdowns differ by more than 0.5; options threshold, shared_limit, sample, decide",
+         [](const PolicyOptions& o) {
+           return ShortestFirstPolicy::create(ShortestFirstPolicy::Mode::kSrtfAdaptive, o);
+         }},
+        {"srtf-oracle",
+         "SRTF with true remaining runtimes, no sampling (Pai 6.2.2 zero-sampling; staircase oracle)",
+         [](const PolicyOptions& o) {
+           return ShortestFirstPolicy::create(ShortestFirstPolicy::Mode::kSrtfOracle, o);
+         }},
+        {"sjf",
+         "Shortest Job First oracle (Pai 6.2): isolated runtime ceil(B / (N_SM R)) t known at arrival; "
+         "shortest kernel first, no preemption",
+         [](const PolicyOptions& o) {
+           return ShortestFirstPolicy::create(ShortestFirstPolicy::Mode::kSjf, o);
+         }},
+        {"ljf", "Longest Job First oracle (Pai 6.2 counterpart of sjf): longest isolated runtime first",
+         [](const PolicyOptions& o) {
+           return ShortestFirstPolicy::create(ShortestFirstPolicy::Mode::kLjf, o);
+         }},
     };
     std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return list;

@@ -1,0 +1,204 @@
+#include "policy/leaky_bucket.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace gpumux {
+
+namespace {
+
+using Ref = LeakyBucketReference;
+
+constexpr std::uint32_t kLevelBits = 24;
+constexpr std::uint32_t kMaxShare = 255;
+constexpr std::uint32_t kOne = 1U << Ref::kFracBits;  ///< rate of one token per cycle
+/// Safety net: with at least one active bucket a grant comes within capacity / rate cycles.
+constexpr std::uint64_t kMaxCyclesPerGrant = 1U << kLevelBits;
+
+std::uint32_t parse_share(const std::string& text) {
+  std::size_t used = 0;
+  unsigned long v = 0;
+  try {
+    v = std::stoul(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (text.empty() || used != text.size() || v == 0 || v > kMaxShare) {
+    throw InputError("policy leaky-bucket: option shares takes positive integers up to " +
+                     std::to_string(kMaxShare) + " separated by ':', not '" + text + "'");
+  }
+  return static_cast<std::uint32_t>(v);
+}
+
+}  // namespace
+
+LeakyBucketPolicy::LeakyBucketPolicy(std::vector<std::uint32_t> shares, bool compensate)
+    : shares_(std::move(shares)), compensate_(compensate) {}
+
+std::unique_ptr<SchedulingPolicy> LeakyBucketPolicy::create(const PolicyOptions& options) {
+  std::vector<std::uint32_t> shares;
+  bool compensate = true;
+  for (const auto& [key, value] : options) {
+    if (key == "shares") {
+      std::stringstream in(value);
+      std::string part;
+      while (std::getline(in, part, ':')) shares.push_back(parse_share(part));
+      if (shares.empty() || value.back() == ':') parse_share("");
+    } else if (key == "compensate") {
+      if (value != "on" && value != "off")
+        throw InputError("policy leaky-bucket: option compensate must be on or off, not '" + value + "'");
+      compensate = value == "on";
+    } else {
+      throw InputError("policy leaky-bucket: unknown option '" + key + "' (known: shares, compensate)");
+    }
+  }
+  return std::make_unique<LeakyBucketPolicy>(std::move(shares), compensate);
+}
+
+void LeakyBucketPolicy::ensure_model(const EngineControl& control) {
+  if (model_) return;
+  Ref::Config config;
+  config.num_kernels = control.active_capacity();
+  config.level_bits = kLevelBits;
+  model_ = std::make_unique<Ref>(config);
+  buckets_.assign(config.num_kernels, Bucket{});
+}
+
+std::uint32_t LeakyBucketPolicy::share_of(KernelId kernel, const EngineControl& control) const {
+  const KernelStatus& k = control.kernel(kernel);
+  const std::uint32_t p = index(k.process);
+  if (p < shares_.size()) return shares_[p];
+  // From the workload: the process's `tokens` (its SM budget, as DSS reads it).
+  if (k.os_tokens && *k.os_tokens > 0)
+    return std::min<std::uint32_t>(static_cast<std::uint32_t>(*k.os_tokens), kMaxShare);
+  return 1U;
+}
+
+double LeakyBucketPolicy::mean_tb_ps(KernelId kernel, const EngineControl& control) const {
+  const std::uint32_t i = index(kernel);
+  if (i < durations_.size() && durations_[i].count > 0)
+    return durations_[i].sum_ps / static_cast<double>(durations_[i].count);
+  const KernelDesc* desc = control.kernel(kernel).desc;
+  return desc != nullptr && desc->tb_time.mean_ps > 0 ? static_cast<double>(desc->tb_time.mean_ps) : 1.0;
+}
+
+void LeakyBucketPolicy::reconfigure(const EngineControl& control) {
+  // Participants: kernels in the KSRT with thread blocks left.
+  std::vector<std::uint32_t> rate(buckets_.size(), 0);
+  double shortest = 0;
+  for (const Bucket& b : buckets_) {
+    if (!b.kernel || !control.kernel(*b.kernel).active || !control.kernel(*b.kernel).has_tbs_to_issue())
+      continue;
+    const double t = mean_tb_ps(*b.kernel, control);
+    shortest = shortest == 0 ? t : std::min(shortest, t);
+  }
+  std::uint64_t capacity = 0;
+  for (std::size_t s = 0; s < buckets_.size(); ++s) {
+    const Bucket& b = buckets_[s];
+    if (!b.kernel || !control.kernel(*b.kernel).active || !control.kernel(*b.kernel).has_tbs_to_issue())
+      continue;
+    double r = static_cast<double>(share_of(*b.kernel, control) * kOne);
+    if (compensate_) r *= shortest / mean_tb_ps(*b.kernel, control);
+    rate[s] = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::lround(r)));
+    capacity += rate[s];
+  }
+  const auto cap = static_cast<std::uint32_t>(std::min<std::uint64_t>(capacity, model_->level_max()));
+  for (std::size_t s = 0; s < buckets_.size(); ++s) {
+    Bucket& b = buckets_[s];
+    const bool active = rate[s] != 0;
+    const std::uint32_t want_cap = active ? cap : 0;
+    if (active == b.active && want_cap == b.capacity && rate[s] == b.rate) continue;
+    // A kernel joining starts with an empty bucket; a rate change keeps the fill.
+    model_->step(Ref::Inputs::configure(static_cast<std::uint32_t>(s), active, want_cap, rate[s], !b.active));
+    ++cycles_;
+    b.active = active;
+    b.capacity = want_cap;
+    b.rate = rate[s];
+    if (pending_ && b.kernel == pending_ && !active) pending_.reset();
+  }
+}
+
+std::optional<KernelId> LeakyBucketPolicy::head(const EngineControl& control) {
+  if (!model_) return std::nullopt;
+  if (pending_ && control.kernel(*pending_).active && control.kernel(*pending_).has_tbs_to_issue())
+    return pending_;
+  pending_.reset();
+  for (std::uint64_t i = 0; i < kMaxCyclesPerGrant; ++i) {
+    reconfigure(control);
+    if (std::none_of(buckets_.begin(), buckets_.end(), [](const Bucket& b) { return b.active; })) {
+      return std::nullopt;
+    }
+    const Ref::Outputs out = model_->step(Ref::Inputs::tick());
+    ++cycles_;
+    if (!out.grant_valid) continue;
+    const std::optional<KernelId> k = buckets_[out.grant_kernel].kernel;
+    if (k && control.kernel(*k).active && control.kernel(*k).has_tbs_to_issue()) {
+      pending_ = k;
+      return k;
+    }
+  }
+  throw InvariantViolation("leaky-bucket: no grant within " + std::to_string(kMaxCyclesPerGrant) +
+                           " interleaving cycles although kernels have thread blocks");
+}
+
+std::optional<KernelId> LeakyBucketPolicy::select_kernel(SmId sm, const EngineControl& control) {
+  if (budget_ && *budget_ == 0) return std::nullopt;
+  const std::optional<KernelId> k = head(control);
+  // Strict interleave order: when the next thread block does not fit here, this SM waits.
+  if (!k || !control.can_issue(sm, *k)) return std::nullopt;
+  // The SM driver issues what select_kernel returns when can_issue holds: the slot is used.
+  pending_.reset();
+  order_.push_back(*k);
+  if (budget_) --*budget_;
+  return k;
+}
+
+void LeakyBucketPolicy::deal(EngineControl& control) {
+  bool any = true;
+  while (any) {
+    any = false;
+    for (std::uint32_t s = 0; s < control.num_sms(); ++s) {
+      budget_ = 1;
+      control.request_issue(SmId{s});
+      if (*budget_ == 0) any = true;
+    }
+  }
+  budget_.reset();
+}
+
+void LeakyBucketPolicy::on_kernel_arrival(KernelId kernel, EngineControl& control) {
+  ensure_model(control);
+  const std::uint32_t slot = control.kernel(kernel).ksrt_slot;
+  if (slot >= buckets_.size()) {
+    throw InvariantViolation("leaky-bucket: kernel admitted to KSRT entry " + std::to_string(slot) + " of " +
+                             std::to_string(buckets_.size()));
+  }
+  buckets_[slot].kernel = kernel;
+  reconfigure(control);
+  deal(control);
+}
+
+void LeakyBucketPolicy::on_sm_idle(SmId sm, EngineControl& control) {
+  if (model_) control.request_issue(sm);
+}
+
+void LeakyBucketPolicy::on_tb_finished(SmId /*sm*/, KernelId kernel, TimePs duration_ps,
+                                       EngineControl& /*control*/) {
+  const std::uint32_t i = index(kernel);
+  if (i >= durations_.size()) durations_.resize(i + 1);
+  durations_[i].sum_ps += static_cast<double>(duration_ps);
+  ++durations_[i].count;
+}
+
+void LeakyBucketPolicy::on_kernel_finished(KernelId kernel, EngineControl& control) {
+  if (!model_) return;
+  for (Bucket& b : buckets_) {
+    if (b.kernel == kernel) b.kernel.reset();
+  }
+  reconfigure(control);
+}
+
+}  // namespace gpumux

@@ -1,0 +1,87 @@
+#pragma once
+// Leaky-bucket thread-block interleaving (Liang et al., 4.1, Figs. 4-5): the concurrent kernels share
+// the SMs in asked proportions. The interleave order of their thread blocks comes from
+// LeakyBucketReference (policy/leaky_bucket_reference.h, the model rtl/leaky_bucket.sv is checked
+// against), one bucket per KSRT entry; the thread blocks are dispatched strictly in that order by
+// dynamic round robin onto the SMs that have room: a kernel's arrival deals them out one per SM per
+// round, and every SM that frees up takes the next ones in the order.
+//
+// Shares (option shares=a:b:...): share of each process in workload order; processes past the list
+// take their workload `tokens` (the SM budget DSS uses), else 1. Bucket k gets rate = share_k x 256 and every
+// bucket capacity = sum of the active rates, so kernel k receives share_k / sum of the thread blocks,
+// exactly. With equal thread-block durations the SMs held by each kernel then follow the shares; with unequal
+// durations the number of SMs a kernel holds grows with its thread-block time (Little's law), and rate
+// compensation (compensate=on, the default; Liang: "compensate the leaky-bucket filling rate") scales each
+// rate by (shortest mean TB time) / (kernel's mean TB time), measured from completed thread blocks (the
+// kernel description's mean before the first one completes).
+//
+// Kernels without thread blocks left leave the interleaving (their bucket is deactivated); the
+// others' capacity shrinks to keep the proportions. The policy never preempts.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy/leaky_bucket_reference.h"
+#include "policy/policy.h"
+#include "policy/registry.h"
+
+namespace gpumux {
+
+class LeakyBucketPolicy final : public SchedulingPolicy {
+ public:
+  LeakyBucketPolicy(std::vector<std::uint32_t> shares, bool compensate);
+  /// Options: shares=a:b:... (positive integers, per process in workload order; default all 1),
+  /// compensate=on|off (default on). InputError on anything else.
+  static std::unique_ptr<SchedulingPolicy> create(const PolicyOptions& options);
+
+  [[nodiscard]] std::string name() const override { return "leaky-bucket"; }
+  void on_kernel_arrival(KernelId kernel, EngineControl& control) override;
+  void on_sm_idle(SmId sm, EngineControl& control) override;
+  void on_tb_finished(SmId sm, KernelId kernel, TimePs duration_ps, EngineControl& control) override;
+  void on_kernel_finished(KernelId kernel, EngineControl& control) override;
+  [[nodiscard]] std::optional<KernelId> select_kernel(SmId sm, const EngineControl& control) override;
+
+  /// The interleave order handed out so far (kernel of every thread block, in dispatch order).
+  [[nodiscard]] const std::vector<KernelId>& order() const { return order_; }
+  [[nodiscard]] const LeakyBucketReference* model() const { return model_.get(); }
+  /// Interleaving cycles the model was clocked for.
+  [[nodiscard]] std::uint64_t cycles() const { return cycles_; }
+
+ private:
+  struct Bucket {
+    std::optional<KernelId> kernel;  ///< the kernel in this KSRT entry, while it takes part
+    bool active = false;             ///< as written to the model
+    std::uint32_t capacity = 0;
+    std::uint32_t rate = 0;
+  };
+  struct Duration {
+    double sum_ps = 0;
+    std::uint64_t count = 0;
+  };
+
+  void ensure_model(const EngineControl& control);
+  /// Recomputes rates and capacity over the kernels with thread blocks left and writes the buckets
+  /// that changed (one model cycle each).
+  void reconfigure(const EngineControl& control);
+  /// The kernel of the next thread block in the interleave order (clocks the model as needed).
+  std::optional<KernelId> head(const EngineControl& control);
+  /// Deals thread blocks out one per SM per round while any SM takes one.
+  void deal(EngineControl& control);
+  [[nodiscard]] std::uint32_t share_of(KernelId kernel, const EngineControl& control) const;
+  [[nodiscard]] double mean_tb_ps(KernelId kernel, const EngineControl& control) const;
+
+  std::vector<std::uint32_t> shares_;
+  bool compensate_;
+  std::unique_ptr<LeakyBucketReference> model_;
+  std::vector<Bucket> buckets_;  ///< per KSRT entry
+  std::optional<KernelId> pending_;
+  std::optional<std::uint32_t> budget_;  ///< thread blocks the SM being dealt to may still take
+  std::vector<Duration> durations_;      ///< per KernelId
+  std::vector<KernelId> order_;
+  std::uint64_t cycles_ = 0;
+};
+
+}  // namespace gpumux

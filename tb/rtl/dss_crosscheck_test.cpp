@@ -1,0 +1,259 @@
+// rtl/dss_token_policy.sv against DssReference, cycle by cycle: both get the same event in every
+// cycle, and every output (busy, assign, reserve) and every KSRT / SMST entry after the clock edge
+// must agree. Directed sequences (Tanasic's examples, restarts, clamping) and seeded random scenarios,
+// for five parameter sets (one Verilated model each, see tb/rtl/CMakeLists.txt). On the first mismatch
+// the test prints the cycle, the inputs and both outputs, and how to rerun that scenario.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "Vdss_gtx480.h"
+#include "Vdss_k20c.h"
+#include "Vdss_pow2.h"
+#include "Vdss_wide_slots.h"
+#include "Vdss_wide_sms.h"
+#include "dss_check.h"
+#include "dss_rtl.h"
+#include "rtl_options.h"
+
+namespace gpumux::rtl {
+namespace {
+
+using Ref = DssReference;
+using In = Ref::Inputs;
+
+Ref::Config make_config(std::uint32_t sms, std::uint32_t slots, std::uint32_t bits, bool preempt_starts) {
+  Ref::Config c;
+  c.num_sms = sms;
+  c.num_slots = slots;
+  c.token_bits = bits;
+  c.start_on_preempt_done = preempt_starts;
+  return c;
+}
+
+// The parameter sets: must match the -G arguments of the verilate() calls in tb/rtl/CMakeLists.txt.
+struct K20c {
+  using Top = Vdss_k20c;
+  static constexpr const char* kName = "k20c";
+  static Ref::Config config() { return make_config(13, 13, 8, true); }
+};
+struct Gtx480 {  // the Fermi GTX480 config: 15 SMs, 8 active kernels (Pai 5.1.2)
+  using Top = Vdss_gtx480;
+  static constexpr const char* kName = "gtx480";
+  static Ref::Config config() { return make_config(15, 8, 8, true); }
+};
+struct WideSlots {  // more KSRT entries than SMs, narrow tokens (clamping), Tanasic's two events only
+  using Top = Vdss_wide_slots;
+  static constexpr const char* kName = "wide_slots";
+  static Ref::Config config() { return make_config(4, 6, 4, false); }
+};
+struct WideSms {  // more SMs than KSRT entries
+  using Top = Vdss_wide_sms;
+  static constexpr const char* kName = "wide_sms";
+  static Ref::Config config() { return make_config(6, 3, 4, true); }
+};
+struct Pow2 {  // power-of-two tables: index widths without spare codes
+  using Top = Vdss_pow2;
+  static constexpr const char* kName = "pow2";
+  static Ref::Config config() { return make_config(16, 16, 6, true); }
+};
+constexpr std::uint64_t kNumSets = 5;
+
+/// The reference model and the RTL in lockstep.
+template <class Set>
+class Lockstep {
+ public:
+  explicit Lockstep(const std::string& tag) : ref_(Set::config()), rtl_(Set::config(), wave_path(tag)) {}
+
+  void reset() {
+    ref_.reset();
+    rtl_.reset();
+    cycle_ = 0;
+  }
+
+  /// One cycle; false (with failure() set) on the first disagreement.
+  bool step(const In& in) {
+    const Ref::Outputs ref_out = ref_.step(in);
+    last_ = ref_out;
+    const Ref::Outputs rtl_out = rtl_.step(in);
+    const DssSnapshot snap = rtl_.snapshot(rtl_out);
+    std::string diff = compare(ref_, ref_out, snap);
+    if (diff.empty() && rtl_.assertion_failed()) diff = "an RTL assertion failed (message above)";
+    if (diff.empty()) {
+      const Ref::Check check = ref_.check_invariants();
+      if (!check) diff = "reference model invariant: " + check.message;
+    }
+    if (!diff.empty()) {
+      std::ostringstream m;
+      m << describe_config(Set::config()) << "\n  cycle " << cycle_ << ": inputs " << describe(in)
+        << "\n  reference: " << describe(ref_out) << "\n  RTL:       " << describe(rtl_out) << "\n  " << diff;
+      failure_ = m.str();
+      return false;
+    }
+    ++cycle_;
+    return true;
+  }
+
+  /// Clocks without events until the search stops (bounded).
+  bool settle(std::uint64_t limit = 1'000'000) {
+    for (std::uint64_t i = 0; i < limit && (ref_.busy() || rtl_.busy()); ++i) {
+      if (!step(In::none())) return false;
+    }
+    if (ref_.busy()) {
+      failure_ = "the search did not stop within " + std::to_string(limit) + " cycles";
+      return false;
+    }
+    return true;
+  }
+
+  /// One event, then clocks until the search stops; the decisions (assign / reserve outputs).
+  std::vector<Ref::Outputs> feed(const In& in) {
+    std::vector<Ref::Outputs> decisions;
+    EXPECT_TRUE(step(in)) << failure_;
+    for (std::uint64_t i = 0; i < 1'000'000 && ref_.busy() && failure_.empty(); ++i) {
+      if (!step(In::none())) break;
+      if (last_.assign.valid || last_.reserve.valid) decisions.push_back(last_);
+    }
+    EXPECT_TRUE(failure_.empty()) << failure_;
+    return decisions;
+  }
+
+  [[nodiscard]] const Ref& ref() const { return ref_; }
+  [[nodiscard]] const std::string& failure() const { return failure_; }
+  [[nodiscard]] std::uint64_t cycle() const { return cycle_; }
+  [[nodiscard]] const Ref::Outputs& last() const { return last_; }
+
+ private:
+  Ref ref_;
+  DssRtl<typename Set::Top> rtl_;
+  std::uint64_t cycle_ = 0;
+  std::string failure_;
+  Ref::Outputs last_;  ///< the reference outputs of the last cycle
+};
+
+template <class Set>
+void run_random(std::uint64_t set_index) {
+  const RtlOptions& o = options();
+  const std::uint64_t n = scenarios_for_set(o.scenarios, kNumSets, set_index);
+  Lockstep<Set> lock(std::string("dss_") + Set::kName + "_random");
+  Tally& tally = tallies()["dss_token_policy"];
+  for (std::uint64_t k = 0; k < n; ++k) {
+    if (o.only_scenario && *o.only_scenario != k) continue;
+    lock.reset();
+    DssStimulus stim(scenario_seed(o.seed, std::string("dss_") + Set::kName, k));
+    bool ok = true;
+    for (std::uint32_t c = 0; c < stim.cycles() && ok; ++c) ok = lock.step(stim.next(lock.ref()));
+    if (ok) ok = lock.settle();
+    if (!ok) {
+      FAIL() << "dss_token_policy/" << Set::kName << " random scenario " << k << " (seed " << o.seed
+             << "): first mismatch\n"
+             << lock.failure() << "\n  rerun: gpumux_rtl_tests --gtest_filter='*."
+             << ::testing::UnitTest::GetInstance()->current_test_info()->name() << "' --seed " << o.seed
+             << " --scenario " << k << " --wave out.vcd";
+    }
+    ++tally.scenarios;
+    tally.cycles += lock.cycle();
+    tally.decisions += lock.ref().stats().assigns + lock.ref().stats().reservations;
+    tally.restarts += lock.ref().stats().restarts;
+  }
+}
+
+TEST(DssRtlCrosscheck, RandomK20c) { run_random<K20c>(0); }
+TEST(DssRtlCrosscheck, RandomWideSlots) { run_random<WideSlots>(1); }
+TEST(DssRtlCrosscheck, RandomWideSms) { run_random<WideSms>(2); }
+TEST(DssRtlCrosscheck, RandomPow2) { run_random<Pow2>(3); }
+TEST(DssRtlCrosscheck, RandomGtx480) { run_random<Gtx480>(4); }
+
+std::uint32_t running_for(const Ref& ref, std::uint32_t slot) {
+  std::uint32_t n = 0;
+  for (const Ref::Sm& m : ref.sms())
+    n += (m.state == Ref::SmState::kRunning && m.kernel_valid && m.kernel == slot);
+  return n;
+}
+
+TEST(DssRtlCrosscheck, SingleKernelTakesEveryIdleSmInOrder) {
+  Lockstep<K20c> lock("dss_k20c_single");
+  const auto decisions = lock.feed(In::kernel_insert(0, 7));
+  ASSERT_EQ(decisions.size(), 13U);
+  for (std::uint32_t i = 0; i < 13; ++i) EXPECT_EQ(decisions[i].assign.sm, i);
+  EXPECT_EQ(lock.ref().slot(0).tokens, -6);
+}
+
+TEST(DssRtlCrosscheck, EachIterationTakesNumSmsScanCyclesPlusOneDecision) {
+  Lockstep<K20c> lock("dss_k20c_latency");
+  ASSERT_TRUE(lock.step(In::kernel_insert(0, 1))) << lock.failure();
+  std::uint64_t first_decision = 0;
+  for (std::uint64_t c = 1; c < 100 && first_decision == 0; ++c) {
+    ASSERT_TRUE(lock.step(In::none())) << lock.failure();
+    if (lock.last().assign.valid) first_decision = c;
+  }
+  EXPECT_EQ(first_decision, 14U);  // 13 scan cycles, then the decision cycle
+}
+
+TEST(DssRtlCrosscheck, TwoThenThreeKernelsRebalanceByReservation) {
+  Lockstep<K20c> lock("dss_k20c_rebalance");
+  lock.feed(In::kernel_insert(0, 7));
+  const auto two = lock.feed(In::kernel_insert(1, 6));
+  ASSERT_EQ(two.size(), 6U);
+  for (const auto& d : two) EXPECT_TRUE(d.reserve.valid);
+  for (std::uint32_t s = 0; s < 13; ++s) {
+    if (lock.ref().sm(s).state == Ref::SmState::kReserved) lock.feed(In::preempt_done(s));
+  }
+  lock.feed(In::kernel_insert(2, 4));
+  for (std::uint32_t s = 0; s < 13; ++s) {
+    if (lock.ref().sm(s).state == Ref::SmState::kReserved) lock.feed(In::preempt_done(s));
+  }
+  EXPECT_EQ(running_for(lock.ref(), 0) + running_for(lock.ref(), 1) + running_for(lock.ref(), 2), 13U);
+  // Finish kernel 1: its SMs go idle one by one and are handed out again.
+  lock.feed(In::kernel_finish(1));
+  for (std::uint32_t s = 0; s < 13; ++s) {
+    if (lock.ref().sm(s).state == Ref::SmState::kRunning && !lock.ref().sm(s).kernel_valid)
+      lock.feed(In::sm_idle(s));
+  }
+  EXPECT_EQ(running_for(lock.ref(), 0) + running_for(lock.ref(), 2), 13U);
+  EXPECT_TRUE(lock.failure().empty()) << lock.failure();
+}
+
+TEST(DssRtlCrosscheck, EventsRestartTheScanEveryCycle) {
+  Lockstep<K20c> lock("dss_k20c_restart");
+  ASSERT_TRUE(lock.step(In::kernel_insert(0, 5))) << lock.failure();
+  // has_tbs toggling every few cycles keeps restarting the scan before its decision.
+  for (std::uint32_t c = 0; c < 200; ++c) {
+    const In in = (c % 7 == 3) ? In::has_tbs(0, c % 14 != 3) : In::none();
+    ASSERT_TRUE(lock.step(in)) << lock.failure();
+  }
+  ASSERT_TRUE(lock.settle()) << lock.failure();
+}
+
+TEST(DssRtlCrosscheck, InsertTokensAreClampedIntoTheCounterRange) {
+  Lockstep<WideSlots> lock("dss_wide_slots_clamp");  // 4-bit tokens, 4 SMs: insert range [-4, 7]
+  const std::vector<std::int32_t> tokens = {std::numeric_limits<std::int32_t>::min(), -5, -4, 7, 8,
+                                            std::numeric_limits<std::int32_t>::max()};
+  for (std::uint32_t i = 0; i < tokens.size(); ++i) lock.feed(In::kernel_insert(i, tokens[i]));
+  EXPECT_TRUE(lock.failure().empty()) << lock.failure();
+  for (std::uint32_t i = 0; i < tokens.size(); ++i) {
+    const std::int32_t given = lock.ref().slot(i).tokens + static_cast<std::int32_t>(lock.ref().held_sms(i));
+    EXPECT_GE(given, -4);
+    EXPECT_LE(given, 7);
+  }
+}
+
+TEST(DssRtlCrosscheck, ReservedSmWhoseNextFinishesBecomesIdleOnPreemptDone) {
+  Lockstep<WideSms> lock("dss_wide_sms_orphan");
+  lock.feed(In::kernel_insert(0, 3));
+  lock.feed(In::kernel_insert(1, 3));  // reserves 3 of kernel 0's 6 SMs
+  lock.feed(In::kernel_finish(1));
+  for (std::uint32_t s = 0; s < 6; ++s) {
+    if (lock.ref().sm(s).state == Ref::SmState::kReserved) lock.feed(In::preempt_done(s));
+  }
+  EXPECT_TRUE(lock.failure().empty()) << lock.failure();
+  EXPECT_EQ(running_for(lock.ref(), 0), 6U);
+}
+
+}  // namespace
+}  // namespace gpumux::rtl
