@@ -112,6 +112,53 @@ check bench-json 0 "$gpumux" bench --json --tbs 20000
 cp "$work/out" "$work/bench.json"
 check bench-json-keys 0 python3 -c "import json; d=json.load(open('$work/bench.json')); assert d['tb_per_s']>0 and d['bare_events_per_s']>0 and d['ratio']>0"
 
+# Experiments: the smoke experiment (fcfs and fifo only) end to end, its reports, determinism, errors.
+smoke="$src/configs/experiments/smoke.yaml"
+check experiment-help 0 "$gpumux" experiment --help
+expect_text experiment-help-usage "$work/out" "gpumux experiment FILE --out DIR"
+check experiment-smoke 0 "$gpumux" experiment "$smoke" --out "$work/exp" --jobs 2
+expect_text experiment-prints-plan "$work/out" "= 4 simulations"
+expect_text experiment-prints-rows "$work/out" "fifo/antt"
+check experiment-report-json 0 python3 - "$work/exp/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["experiment"] == "smoke" and r["analysis"] == "summary"
+assert r["rows"], "no rows"
+for row in r["rows"]:
+    for key in ("name", "model", "paper", "unit"):
+        assert key in row, (key, row)
+    assert isinstance(row["model"], float) and row["model"] > 0, row
+    assert row["paper"] is None, row
+names = {row["name"] for row in r["rows"]}
+assert {"fcfs/stp", "fcfs/antt", "fcfs/fairness", "fifo/stp", "fifo/antt", "fifo/fairness"} <= names, names
+assert len(r["runs"]) == 4, len(r["runs"])
+for run in r["runs"]:
+    for key in ("workload", "label", "policy", "preemption", "seed", "stp", "antt", "fairness", "processes"):
+        assert key in run, key
+    for p in run["processes"]:
+        assert p["ntt"] >= 1.0 - 1e-9, p
+# A workload of one process is alone: STP = ANTT = fairness = 1.
+alone = [run for run in r["runs"] if run["workload"] == "sgemm-3x"]
+assert len(alone) == 2 and all(abs(run["antt"] - 1) < 1e-12 for run in alone), alone
+PY
+expect_text experiment-report-md "$work/exp/report.md" "| fifo |"
+check experiment-smoke-again 0 "$gpumux" experiment "$smoke" --out "$work/exp2" --quiet --no-cache
+check experiment-deterministic 0 cmp "$work/exp/report.json" "$work/exp2/report.json"
+check experiment-dry-run 0 "$gpumux" experiment "$smoke" --dry-run
+expect_text experiment-dry-run-rows "$work/out" "fcfs/stp"
+check experiment-missing-out 2 "$gpumux" experiment "$smoke"
+expect_text experiment-missing-out-msg "$work/err" "--out"
+cat >"$work/bad-exp.yaml" <<YAML
+gpu: $gpu
+analysis: summary
+workloads: [$sgemm]
+runs:
+  - {label: a, policy: fcfs, polcy: fifo}
+YAML
+check experiment-bad-key 2 "$gpumux" experiment "$work/bad-exp.yaml" --out "$work/x"
+expect_text experiment-bad-key-msg "$work/err" "bad-exp.yaml:5"
+expect_text experiment-bad-key-name "$work/err" "runs[0].polcy"
+
 # Preemption and policy options.
 check preemption-bad 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --preemption sometimes --out "$work/p"
 expect_text preemption-bad-msg "$work/err" "--preemption must be context-switch or drain"
