@@ -76,7 +76,9 @@ RunResult simulate_in_this_process(const SimulationSpec& spec) {
   sc_core::sc_trace_file* vcd = nullptr;
   if (!spec.vcd_path.empty()) {
     vcd = sc_core::sc_create_vcd_trace_file(strip_vcd_suffix(spec.vcd_path).c_str());
-    vcd->set_time_unit(1, sc_core::SC_NS);
+    // Model times are picoseconds (core clocks such as 1/706 MHz are not whole nanoseconds); a coarser
+    // unit makes SystemC warn (W713) on every value change that falls between two units.
+    vcd->set_time_unit(1, sc_core::SC_PS);
     system->trace(vcd);
   }
 

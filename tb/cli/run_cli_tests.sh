@@ -35,6 +35,16 @@ expect_text() {  # expect_text NAME FILE TEXT
   fi
 }
 
+expect_no_text() {  # expect_no_text NAME FILE TEXT
+  if grep -qF -- "$3" "$2"; then
+    failed=$((failed + 1))
+    echo "FAIL $1: '$3' in $2:"
+    grep -F -- "$3" "$2" | head -5 | sed 's/^/  /'
+  else
+    passed=$((passed + 1))
+  fi
+}
+
 gpu="$src/configs/gpus/kepler-k20c.yaml"
 sgemm="$src/configs/workloads/sgemm-3x.yaml"
 
@@ -106,6 +116,12 @@ check run-sgemm-again 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$w
 check deterministic 0 cmp "$work/a/stats.json" "$work/b/stats.json"
 check run-sgemm-nocache 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$work/c" --quiet --no-cache
 check cache-matches-fresh 0 cmp "$work/a/stats.json" "$work/c/stats.json"
+# The demo with a VCD: its times are not whole nanoseconds, and SystemC must not warn about them.
+check run-demo-vcd 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads/demo-parboil-4proc.yaml" \
+  --out "$work/v" --vcd "$work/v/trace.vcd" --quiet
+expect_no_text run-demo-vcd-no-warning "$work/err" "Warning"
+expect_no_text run-demo-vcd-no-warning-stdout "$work/out" "Warning"
+expect_text run-demo-vcd-ps "$work/v/trace.vcd" "1 ps"
 check run-other-seed 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads/demo-parboil-4proc.yaml" \
   --out "$work/d" --quiet --seed 5
 check bench-json 0 "$gpumux" bench --json --tbs 20000
