@@ -23,6 +23,16 @@ int main(int argc, char** argv) {
     return gpumux::kExitBadInput;
   }
   args.erase(args.begin());
+  for (const auto& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::cout
+          << "gpumux-cosim-rtl run: `gpumux run` with the Verilated rtl/dss_token_policy.sv deciding for\n"
+             "the dss policy; stats.json is byte-identical to gpumux's. One extra option:\n"
+             "  --wave FILE                        VCD waveform of the RTL block (every port and "
+             "register)\n\n";
+      break;
+    }
+  }
   std::string wave;
   for (std::size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--wave") {
