@@ -1,7 +1,6 @@
 #include "app/experiment.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +10,7 @@
 #include "app/isolated_baselines.h"
 #include "config/yaml_reader.h"
 #include "core/error.h"
+#include "core/progress_line.h"
 #include "metrics/multiprogram_metrics.h"
 #include "policy/registry.h"
 #include "top/simulation.h"
@@ -115,39 +115,29 @@ double estimated_cost(const Workload& w, const std::vector<double>& isolated_ps)
   return std::max(cost, 1.0);
 }
 
-class ProgressLine {
+/// "what: done/total simulations, elapsed, estimate of what is left" (by the cost estimates above).
+class GridProgress {
  public:
-  ProgressLine(bool enabled, std::string what, std::size_t total, double total_cost)
-      : enabled_(enabled),
-        what_(std::move(what)),
-        total_(total),
-        total_cost_(total_cost),
-        start_(std::chrono::steady_clock::now()) {}
+  GridProgress(bool enabled, std::string what, std::size_t total, double total_cost)
+      : line_(enabled), what_(std::move(what)), total_(total), total_cost_(total_cost) {}
   void update(std::size_t done, double done_cost) {
-    if (!enabled_) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    char left[64] = "";
-    if (done_cost > 0 && done < total_) {
-      std::snprintf(left, sizeof left, ", ~%.0f s left", elapsed * (total_cost_ - done_cost) / done_cost);
+    if (!line_.enabled()) return;
+    const double elapsed = line_.elapsed_s();
+    char text[256];
+    int n = std::snprintf(text, sizeof text, "%s: %zu/%zu simulations, %.0f s", what_.c_str(), done, total_,
+                          elapsed);
+    if (done_cost > 0 && done < total_ && n > 0 && n < int(sizeof text)) {
+      std::snprintf(text + n, sizeof text - std::size_t(n), ", ~%.0f s left",
+                    elapsed * (total_cost_ - done_cost) / done_cost);
     }
-    std::fprintf(stderr, "\r[gpumux] %s: %zu/%zu simulations, %.0f s%s      ", what_.c_str(), done, total_,
-                 elapsed, left);
-    std::fflush(stderr);
-    printed_ = true;
+    line_.show(text);
   }
-  ~ProgressLine() {
-    if (printed_) std::fprintf(stderr, "\n");
-  }
-  ProgressLine(const ProgressLine&) = delete;
-  ProgressLine& operator=(const ProgressLine&) = delete;
 
  private:
-  bool enabled_;
+  ProgressLine line_;
   std::string what_;
   std::size_t total_;
   double total_cost_;
-  std::chrono::steady_clock::time_point start_;
-  bool printed_ = false;
 };
 
 RunOutcome make_outcome(const Workload& w, const RunResult& result, const std::vector<double>& isolated_ps) {
@@ -241,7 +231,7 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
   {
     std::size_t total = 0;
     for (const Workload& g : plan.groups) total += g.processes.size() * config.seeds.size();
-    ProgressLine progress(options.progress, "isolated baselines", total, double(total));
+    GridProgress progress(options.progress, "isolated baselines", total, double(total));
     std::size_t done = 0;
     progress.update(0, 0);
     for (std::size_t s = 0; s < config.seeds.size(); ++s) {
@@ -290,7 +280,7 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
 
   std::vector<RunResult> results(n);
   const double total_cost = std::accumulate(cost.begin(), cost.end(), 0.0);
-  ProgressLine progress(options.progress, config.name, n, total_cost);
+  GridProgress progress(options.progress, config.name, n, total_cost);
   progress.update(0, 0);
   // Without a progress line, one batch (simulate_all balances the load itself); with one, batches of
   // twice the job count, so the line advances as simulations finish.

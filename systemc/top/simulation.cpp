@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/processes.h"
+#include "core/progress_line.h"
 #include "metrics/timeline.h"
 #include "top/gpu_system.h"
 
@@ -31,31 +32,24 @@ std::string strip_vcd_suffix(const std::string& path) {
   return path;
 }
 
-/// A progress line on stderr for long runs (only when asked: a terminal and not --quiet).
-class ProgressLine {
+/// Simulated time and thread blocks done, twice a second after the first two seconds of a run.
+class RunProgress {
  public:
-  explicit ProgressLine(bool enabled) : enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+  explicit RunProgress(bool enabled) : line_(enabled) {}
   void tick(const SmDriver& driver) {
-    if (!enabled_) return;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (!line_.enabled()) return;
+    const double elapsed = line_.elapsed_s();
     if (elapsed < 2.0 || elapsed - last_ < 0.5) return;
     last_ = elapsed;
-    std::fprintf(stderr, "\r[gpumux] %.0fs wall, %.3f ms simulated, %llu thread blocks done   ", elapsed,
-                 ns_from_ps(driver.now()) / 1e6, static_cast<unsigned long long>(driver.tbs_completed()));
-    std::fflush(stderr);
-    printed_ = true;
+    char text[160];
+    std::snprintf(text, sizeof text, "%.0fs wall, %.3f ms simulated, %llu thread blocks done", elapsed,
+                  ns_from_ps(driver.now()) / 1e6, static_cast<unsigned long long>(driver.tbs_completed()));
+    line_.show(text);
   }
-  ~ProgressLine() {
-    if (printed_) std::fprintf(stderr, "\n");
-  }
-  ProgressLine(const ProgressLine&) = delete;
-  ProgressLine& operator=(const ProgressLine&) = delete;
 
  private:
-  bool enabled_;
-  std::chrono::steady_clock::time_point start_;
+  ProgressLine line_;
   double last_ = 0;
-  bool printed_ = false;
 };
 
 }  // namespace
@@ -63,7 +57,7 @@ class ProgressLine {
 RunResult simulate_in_this_process(const SimulationSpec& spec) {
   sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   const auto wall_start = std::chrono::steady_clock::now();
-  ProgressLine progress(spec.progress);
+  RunProgress progress(spec.progress);
   GpuSystem* system_ptr = nullptr;
   auto system =
       std::make_unique<GpuSystem>("gpu", spec, [&] { progress.tick(system_ptr->engine().driver()); });
