@@ -97,8 +97,9 @@ double estimated_cost(const Workload& w, const std::vector<double>& isolated_ps)
   for (std::size_t p = 0; p < w.processes.size(); ++p) {
     for (const StreamSpec& s : w.processes[p].streams) {
       for (const CommandSpec& c : s.commands) {
-        if (c.kind == CommandKind::kKernel && c.kernel)
+        if (c.kind == CommandKind::kKernel && c.kernel) {
           tbs[p] += double(c.launches) * c.kernel->thread_blocks;
+        }
       }
     }
     longest = std::max(longest, isolated_ps[p] * w.processes[p].repeat);
@@ -284,8 +285,8 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
   progress.update(0, 0);
   // Without a progress line, one batch (simulate_all balances the load itself); with one, batches of
   // twice the job count, so the line advances as simulations finish.
-  const std::size_t batch =
-      options.progress ? std::max<std::size_t>(2 * options.jobs, 1) : std::max<std::size_t>(n, 1);
+  const std::size_t batch = options.progress ? std::max<std::size_t>(std::size_t{2} * options.jobs, 1)
+                                             : std::max<std::size_t>(n, 1);
   std::size_t done = 0;
   double done_cost = 0;
   for (std::size_t first = 0; first < n; first += batch) {
@@ -476,8 +477,9 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
   if (c.generator) {
     const MixGeneratorConfig& gen = *c.generator;
     std::string counts;
-    for (const std::uint32_t n : gen.process_counts)
+    for (const std::uint32_t n : gen.process_counts) {
       counts += (counts.empty() ? "" : ", ") + std::to_string(n);
+    }
     md += "- Workloads: " + std::to_string(g.workloads.size()) + " random mixes (tanasic-mixes of " +
           std::filesystem::path(gen.applications).filename().string() + "; " + counts + " processes; " +
           std::to_string(gen.mixes_per_count) + " mixes per count; mix seed " + std::to_string(gen.mix_seed) +

@@ -90,10 +90,12 @@ std::string cache_key(const GpuConfig& gpu, const Workload& w, std::uint64_t see
 
 std::string default_cache_dir() {
   if (const char* dir = std::getenv("GPUMUX_CACHE_DIR"); dir != nullptr && *dir != '\0') return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0')
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
     return std::string(xdg) + "/gpumux";
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
     return std::string(home) + "/.cache/gpumux";
+  }
   return "";
 }
 

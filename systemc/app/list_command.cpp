@@ -40,7 +40,7 @@ int list_command(const std::vector<std::string>& args) {
     std::cerr << "usage: gpumux list policies|gpus|kernels [--gpu FILE]\n";
     return args.empty() ? kExitBadInput : kExitOk;
   }
-  const std::string what = args[0];
+  const std::string& what = args[0];
   std::string gpu_path = config_dir() + "/gpus/kepler-k20c.yaml";
   for (std::size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--gpu" && i + 1 < args.size()) {

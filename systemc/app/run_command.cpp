@@ -27,8 +27,9 @@ PolicyOptions parse_policy_options(const std::vector<std::string>& items) {
   PolicyOptions options;
   for (const std::string& item : items) {
     const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
+    if (eq == std::string::npos || eq == 0) {
       throw InputError("--policy-opt expects KEY=VALUE, got '" + item + "'");
+    }
     options[item.substr(0, eq)] = item.substr(eq + 1);
   }
   return options;

@@ -18,7 +18,7 @@ using config::YamlNode;
 /// `value` as a path relative to the experiment file's folder; the file must exist.
 std::string resolve_file(const YamlNode& value, const std::filesystem::path& base, const char* what) {
   const std::filesystem::path given(value.as_string());
-  const std::string resolved = (given.is_absolute() ? given : base / given).lexically_normal().string();
+  std::string resolved = (given.is_absolute() ? given : base / given).lexically_normal().string();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(resolved, ec)) {
     value.fail(std::string(what) + " '" + given.string() + "' not found (looked for '" + resolved +
@@ -97,8 +97,9 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
     }
   }
   if (const auto options = m.optional("options")) {
-    if (!options->is_map())
+    if (!options->is_map()) {
       options->fail("expected a map of policy options {key: value}, got " + options->describe());
+    }
     const YamlMap map = YamlMap::any_keys(*options);
     for (const auto& [key, value] : map.entries()) run.options[key] = value.as_string();
   }
@@ -153,8 +154,9 @@ ExperimentConfig load_experiment(const std::string& path) {
   }
 
   if (const auto paper = m.optional("paper"); paper && !paper->is_null()) {
-    if (!paper->is_map())
+    if (!paper->is_map()) {
       paper->fail("expected a map of report row -> number (or null), got " + paper->describe());
+    }
     const YamlMap map = YamlMap::any_keys(*paper);
     for (const auto& [row, value] : map.entries()) {
       PaperEntry entry;

@@ -73,9 +73,7 @@ struct GpuConfig {
   std::uint32_t active_kernels = 0;
 
   [[nodiscard]] double core_period_ps() const { return 1e6 / core_clock_mhz; }
-  [[nodiscard]] TimePs cycles_to_ps(double cycles) const {
-    return static_cast<TimePs>(cycles * core_period_ps() + 0.5);
-  }
+  [[nodiscard]] TimePs cycles_to_ps(double cycles) const { return round_to_ps(cycles * core_period_ps()); }
   [[nodiscard]] double ps_to_cycles(TimePs ps) const { return static_cast<double>(ps) / core_period_ps(); }
 };
 

@@ -3,6 +3,7 @@
 // Policies and reference models use only these plain C++ types (no SystemC), so the same code
 // drives the simulator and the Verilator cross-checks.
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -14,7 +15,9 @@ namespace gpumux {
 using TimePs = std::uint64_t;
 inline constexpr TimePs kNever = std::numeric_limits<TimePs>::max();
 
-inline constexpr TimePs ps_from_ns(double ns) { return static_cast<TimePs>(ns * 1000.0 + 0.5); }
+/// Nearest whole picosecond (times are never negative; llround, not a +0.5 cast, for exact halves).
+inline TimePs round_to_ps(double ps) { return static_cast<TimePs>(std::llround(ps)); }
+inline TimePs ps_from_ns(double ns) { return round_to_ps(ns * 1000.0); }
 inline constexpr double ns_from_ps(TimePs ps) { return static_cast<double>(ps) / 1000.0; }
 
 /// Index of a streaming multiprocessor, 0 .. N_SM-1.

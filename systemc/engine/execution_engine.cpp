@@ -38,7 +38,7 @@ void ExecutionEngine::kernel_finished(KernelId kernel) {
   listener_.command_done(command_of_kernel_[index(kernel)]);
 }
 
-void ExecutionEngine::trace(sc_core::sc_trace_file* file) {
+void ExecutionEngine::attach_trace(sc_core::sc_trace_file* file) {
   const std::uint32_t n = driver_->num_sms();
   traced_state_.assign(n, 0);
   traced_kernel_.assign(n, -1);

@@ -31,8 +31,9 @@ class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
   [[nodiscard]] const SmDriver& driver() const { return *driver_; }
   [[nodiscard]] const std::vector<std::unique_ptr<Sm>>& sms() const { return sms_; }
   /// Adds each SM's SMST state (0 idle, 1 running, 2 reserved), kernel (-1 none) and resident TBs
-  /// to a VCD.
-  void trace(sc_core::sc_trace_file* file);
+  /// to a VCD (named apart from sc_object::trace, which is const and per object: this one also
+  /// installs the mirror that keeps the traced values current).
+  void attach_trace(sc_core::sc_trace_file* file);
 
  private:
   void kernel_finished(KernelId kernel);

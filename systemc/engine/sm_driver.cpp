@@ -47,8 +47,9 @@ bool SmDriver::can_issue(SmId sm, KernelId kernel) const {
 }
 
 void SmDriver::assign_sm(SmId sm, KernelId kernel) {
-  if (!framework_.kernel(kernel).active)
+  if (!framework_.kernel(kernel).active) {
     violation("policy assigned an SM to a kernel not in the active queue", sm, kernel);
+  }
   SmStatus& status = framework_.sm(sm);
   if (status.state != SmState::kIdle) {
     violation(std::string("policy assigned a ") + to_string(status.state) + " SM", sm, kernel);
@@ -61,8 +62,9 @@ void SmDriver::assign_sm(SmId sm, KernelId kernel) {
 }
 
 void SmDriver::reserve_sm(SmId sm, KernelId next) {
-  if (!framework_.kernel(next).active)
+  if (!framework_.kernel(next).active) {
     violation("policy reserved an SM for a kernel not in the active queue", sm, next);
+  }
   SmStatus& status = framework_.sm(sm);
   if (status.state == SmState::kIdle) {
     assign_sm(sm, next);
@@ -91,13 +93,15 @@ void SmDriver::reserve_sm(SmId sm, KernelId next) {
 
 void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, std::uint64_t bytes) {
   SmStatus& status = framework_.sm(sm);
-  if (status.state != SmState::kReserved)
+  if (status.state != SmState::kReserved) {
     violation("context saved on an SM that is not reserved", sm,
               saved.empty() ? KernelId{0} : saved.front().kernel);
+  }
   for (const PreemptedTb& p : saved) {
     auto& state = tb_states_[index(p.kernel)][p.tb];
-    if (state != TbState::kRunning)
+    if (state != TbState::kRunning) {
       violation("saved thread block " + std::to_string(p.tb) + " that was not running", sm, p.kernel);
+    }
     state = TbState::kPreempted;
     framework_.kernel(p.kernel).preempted_tbs.push_back({p.tb, p.remaining_ps});
     auto it = std::find_if(status.residents.begin(), status.residents.end(),
@@ -109,8 +113,9 @@ void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, 
     if (--it->tbs == 0) status.residents.erase(it);
   }
   if (status.running_tbs != 0) violation("context save left thread blocks on the SM", sm, *status.kernel);
-  if (open_preemption_[index(sm)] < preemptions_.size())
+  if (open_preemption_[index(sm)] < preemptions_.size()) {
     preemptions_[open_preemption_[index(sm)]].bytes = bytes;
+  }
   settle_sm(sm);
   if (hooks_.sm_changed) hooks_.sm_changed(sm);
 }
@@ -189,8 +194,9 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
 void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) {
   const TimePs t = now();
   auto& state = tb_states_[index(kernel)][tb];
-  if (state != TbState::kRunning)
+  if (state != TbState::kRunning) {
     violation("thread block " + std::to_string(tb) + " completed twice", sm, kernel);
+  }
   state = TbState::kDone;
   ++tbs_completed_;
   if (trace_ != nullptr) trace_->on_tb(sm, kernel, tb, start_ps, t);
@@ -265,8 +271,9 @@ void SmDriver::settle_sm(SmId sm) {
     try_issue(sm);
   }
   if (status.state == SmState::kRunning && status.running_tbs == 0) {
-    if (!ports_[index(sm)]->usage().empty())
+    if (!ports_[index(sm)]->usage().empty()) {
       violation("SM resources not returned to zero", sm, *status.kernel);
+    }
     status.state = SmState::kIdle;
     status.kernel.reset();
     status.context.reset();
@@ -283,8 +290,9 @@ void SmDriver::check_final_invariants() const {
     }
     const auto& states = tb_states_[index(k.id)];
     for (std::size_t tb = 0; tb < states.size(); ++tb) {
-      if (states[tb] != TbState::kDone)
+      if (states[tb] != TbState::kDone) {
         violation("thread block " + std::to_string(tb) + " never completed", SmId{0}, k.id);
+      }
     }
   }
   for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {

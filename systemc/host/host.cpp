@@ -80,8 +80,9 @@ void Host::stream_run(std::uint32_t stream, const StreamSpec& spec) {
     state.waiting_on =
         std::string(to_string(command.kind)) +
         (command.kernel ? " '" + command.kernel->name + "'" : " of " + std::to_string(command.bytes) + " B");
-    for (std::uint32_t i = 0; i < launches; ++i)
+    for (std::uint32_t i = 0; i < launches; ++i) {
       submit(stream, command.kind, command.bytes, command.kernel.get());
+    }
     while (state.outstanding > 0) sc_core::wait(state.done);
   }
   state.running = false;

@@ -56,8 +56,9 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   for (const auto& p : j.at("processes")) {
     ProcessResult pr;
     pr.name = p.at("name").get<std::string>();
-    for (const auto& run : p.at("runs"))
+    for (const auto& run : p.at("runs")) {
       pr.runs.push_back({run.at(0).get<TimePs>(), run.at(1).get<TimePs>()});
+    }
     r.processes.push_back(std::move(pr));
   }
   r.kernels.clear();

@@ -43,8 +43,9 @@ nlohmann::json stats_json(const RunReport& report) {
   json processes = json::array();
   for (std::size_t p = 0; p < r.processes.size(); ++p) {
     json runs = json::array();
-    for (const auto& run : r.processes[p].runs)
+    for (const auto& run : r.processes[p].runs) {
       runs.push_back({{"start_ns", ns(run.start_ps)}, {"end_ns", ns(run.end_ps)}});
+    }
     processes.push_back({{"name", r.processes[p].name},
                          {"isolated_ns", ns(report.isolated_ps[p])},
                          {"turnaround_ns", ns(mean_turnaround_ps(r.processes[p]))},

@@ -79,12 +79,14 @@ std::unique_ptr<SchedulingPolicy> DssPolicy::create(const PolicyOptions& options
       } catch (const std::exception&) {
         used = 0;
       }
-      if (used != value.size() || value.empty() || bits < 2 || bits > 31)
+      if (used != value.size() || value.empty() || bits < 2 || bits > 31) {
         throw InputError("policy dss: option token_bits must be an integer 2..31, not '" + value + "'");
+      }
       token_bits = static_cast<std::uint32_t>(bits);
     } else if (key == "preempt_done_starts") {
-      if (value != "on" && value != "off")
+      if (value != "on" && value != "off") {
         throw InputError("policy dss: option preempt_done_starts must be on or off, not '" + value + "'");
+      }
       start_on_preempt_done = value == "on";
     } else {
       throw InputError("policy dss: unknown option '" + key + "' (known: token_bits, preempt_done_starts)");
@@ -185,8 +187,9 @@ void DssPolicy::on_tb_finished(SmId /*sm*/, KernelId /*kernel*/, TimePs /*durati
 void DssPolicy::on_kernel_finished(KernelId kernel, EngineControl& control) {
   ensure_model(control);
   const std::uint32_t slot = control.kernel(kernel).ksrt_slot;
-  if (slot >= model_->num_slots() || queued_kernel_[slot] != kernel)
+  if (slot >= model_->num_slots() || queued_kernel_[slot] != kernel) {
     violation("finished kernel is not in the KSRT slot DSS knows it by", 0, kernel, control);
+  }
   push(Ref::Inputs::kernel_finish(slot), kernel);
   run(control);
 }
@@ -203,6 +206,8 @@ void DssPolicy::run(EngineControl& control) {
   running_ = true;
   struct Reset {
     bool& flag;
+    Reset(const Reset&) = delete;
+    Reset& operator=(const Reset&) = delete;
     ~Reset() { flag = false; }
   } reset{running_};
 
@@ -250,8 +255,9 @@ void DssPolicy::apply(const Ref::Outputs& out, EngineControl& control) {
     const KernelId k = kernel_of_slot(out.assign.slot, control);
     const SmId sm{out.assign.sm};
     control.assign_sm(sm, k);
-    if (control.sm(sm).state == SmState::kRunning && control.sm(sm).running_tbs == 0)
+    if (control.sm(sm).state == SmState::kRunning && control.sm(sm).running_tbs == 0) {
       violation("DSS assigned an SM that received no thread block", out.assign.sm, k, control);
+    }
   }
   if (out.reserve.valid) {
     const KernelId k = kernel_of_slot(out.reserve.next_slot, control);
@@ -291,12 +297,14 @@ void DssPolicy::check_agreement(const EngineControl& control) const {
     if (!what.empty()) violation(what, s, e.kernel ? e.kernel : e.next, control);
   }
   std::uint32_t valid = 0;
-  for (std::uint32_t slot = 0; slot < model_->num_slots(); ++slot)
+  for (std::uint32_t slot = 0; slot < model_->num_slots(); ++slot) {
     valid += model_->slot(slot).valid ? 1U : 0U;
+  }
   for (KernelId k : control.active_kernels()) {
     const std::uint32_t slot = control.kernel(k).ksrt_slot;
-    if (slot >= model_->num_slots() || !model_->slot(slot).valid || slot_kernel_[slot] != k)
+    if (slot >= model_->num_slots() || !model_->slot(slot).valid || slot_kernel_[slot] != k) {
       violation("active kernel missing from the DSS model's KSRT", 0, k, control);
+    }
   }
   if (valid != control.active_kernels().size()) {
     violation("DSS model holds " + std::to_string(valid) + " kernels, the active queue " +

@@ -7,12 +7,15 @@
 namespace gpumux {
 
 DssReference::DssReference(const Config& config) : config_(config) {
-  if (config_.num_sms == 0 || config_.num_slots == 0)
+  if (config_.num_sms == 0 || config_.num_slots == 0) {
     throw std::invalid_argument("DssReference: num_sms and num_slots must be at least 1");
-  if (config_.num_sms > 65535 || config_.num_slots > 65535)
+  }
+  if (config_.num_sms > 65535 || config_.num_slots > 65535) {
     throw std::invalid_argument("DssReference: at most 65535 SMs and slots");
-  if (config_.token_bits < 2 || config_.token_bits > 31)
+  }
+  if (config_.token_bits < 2 || config_.token_bits > 31) {
     throw std::invalid_argument("DssReference: token_bits must be 2..31");
+  }
   token_max_ = static_cast<std::int32_t>((std::uint32_t{1} << (config_.token_bits - 1)) - 1);
   token_min_ = -token_max_ - 1;
   if (config_.num_sms > static_cast<std::uint32_t>(token_max_)) {

@@ -48,8 +48,9 @@ std::unique_ptr<SchedulingPolicy> LeakyBucketPolicy::create(const PolicyOptions&
       while (std::getline(in, part, ':')) shares.push_back(parse_share(part));
       if (shares.empty() || value.back() == ':') parse_share("");
     } else if (key == "compensate") {
-      if (value != "on" && value != "off")
+      if (value != "on" && value != "off") {
         throw InputError("policy leaky-bucket: option compensate must be on or off, not '" + value + "'");
+      }
       compensate = value == "on";
     } else {
       throw InputError("policy leaky-bucket: unknown option '" + key + "' (known: shares, compensate)");
@@ -72,15 +73,17 @@ std::uint32_t LeakyBucketPolicy::share_of(KernelId kernel, const EngineControl& 
   const std::uint32_t p = index(k.process);
   if (p < shares_.size()) return shares_[p];
   // From the workload: the process's `tokens` (its SM budget, as DSS reads it).
-  if (k.os_tokens && *k.os_tokens > 0)
+  if (k.os_tokens && *k.os_tokens > 0) {
     return std::min<std::uint32_t>(static_cast<std::uint32_t>(*k.os_tokens), kMaxShare);
+  }
   return 1U;
 }
 
 double LeakyBucketPolicy::mean_tb_ps(KernelId kernel, const EngineControl& control) const {
   const std::uint32_t i = index(kernel);
-  if (i < durations_.size() && durations_[i].count > 0)
+  if (i < durations_.size() && durations_[i].count > 0) {
     return durations_[i].sum_ps / static_cast<double>(durations_[i].count);
+  }
   const KernelDesc* desc = control.kernel(kernel).desc;
   return desc != nullptr && desc->tb_time.mean_ps > 0 ? static_cast<double>(desc->tb_time.mean_ps) : 1.0;
 }
@@ -90,16 +93,18 @@ void LeakyBucketPolicy::reconfigure(const EngineControl& control) {
   std::vector<std::uint32_t> rate(buckets_.size(), 0);
   double shortest = 0;
   for (const Bucket& b : buckets_) {
-    if (!b.kernel || !control.kernel(*b.kernel).active || !control.kernel(*b.kernel).has_tbs_to_issue())
+    if (!b.kernel || !control.kernel(*b.kernel).active || !control.kernel(*b.kernel).has_tbs_to_issue()) {
       continue;
+    }
     const double t = mean_tb_ps(*b.kernel, control);
     shortest = shortest == 0 ? t : std::min(shortest, t);
   }
   std::uint64_t capacity = 0;
   for (std::size_t s = 0; s < buckets_.size(); ++s) {
     const Bucket& b = buckets_[s];
-    if (!b.kernel || !control.kernel(*b.kernel).active || !control.kernel(*b.kernel).has_tbs_to_issue())
+    if (!b.kernel || !control.kernel(*b.kernel).active || !control.kernel(*b.kernel).has_tbs_to_issue()) {
       continue;
+    }
     double r = static_cast<double>(share_of(*b.kernel, control) * kOne);
     if (compensate_) r *= shortest / mean_tb_ps(*b.kernel, control);
     rate[s] = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::lround(r)));
@@ -123,8 +128,9 @@ void LeakyBucketPolicy::reconfigure(const EngineControl& control) {
 
 std::optional<KernelId> LeakyBucketPolicy::head(const EngineControl& control) {
   if (!model_) return std::nullopt;
-  if (pending_ && control.kernel(*pending_).active && control.kernel(*pending_).has_tbs_to_issue())
+  if (pending_ && control.kernel(*pending_).active && control.kernel(*pending_).has_tbs_to_issue()) {
     return pending_;
+  }
   pending_.reset();
   for (std::uint64_t i = 0; i < kMaxCyclesPerGrant; ++i) {
     reconfigure(control);

@@ -6,10 +6,12 @@
 namespace gpumux {
 
 LeakyBucketReference::LeakyBucketReference(const Config& config) : config_(config) {
-  if (config_.num_kernels == 0 || config_.num_kernels > 65535)
+  if (config_.num_kernels == 0 || config_.num_kernels > 65535) {
     throw std::invalid_argument("LeakyBucketReference: num_kernels must be 1..65535");
-  if (config_.level_bits < 2 || config_.level_bits > 32)
+  }
+  if (config_.level_bits < 2 || config_.level_bits > 32) {
     throw std::invalid_argument("LeakyBucketReference: level_bits must be 2..32");
+  }
   level_max_ = config_.level_bits == 32 ? 0xFFFFFFFFU : (std::uint32_t{1} << config_.level_bits) - 1;
   reset();
 }

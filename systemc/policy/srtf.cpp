@@ -236,8 +236,9 @@ void ShortestFirstPolicy::on_kernel_arrival(KernelId kernel, EngineControl& cont
     // A kernel that arrives while others run is sampled (one at a time, FIFO); a lone kernel on an
     // empty GPU just runs everywhere and is predicted as its first blocks end.
     bool others = false;
-    for (KernelId k : control.active_kernels())
+    for (KernelId k : control.active_kernels()) {
       others = others || (k != kernel && !control.kernel(k).finished());
+    }
     if (others && !predictor_->sampled(kernel)) {
       to_sample_.push_back(kernel);
       advance_sampling(control);
@@ -377,8 +378,9 @@ void ShortestFirstPolicy::set_sharing(bool on, std::optional<KernelId> fastest, 
   limited_ = target;
   if (target) {
     limit_ = std::min(options_.shared_limit, std::max(1U, control.kernel(*target).occupancy.tbs_per_sm));
-    for (std::uint32_t s = 0; s < control.num_sms(); ++s)
+    for (std::uint32_t s = 0; s < control.num_sms(); ++s) {
       control.set_residency_limit(SmId{s}, *target, limit_);
+    }
   }
   // Residencies change for every co-running kernel: new slices (Pai 3.4.3-3.4.4).
   predictor_->reslice_all(now);

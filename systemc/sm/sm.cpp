@@ -109,7 +109,7 @@ TimePs Sm::transfer_context(std::uint64_t bytes, bool is_write) {
     context_payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     offset += pace * size / context_burst_bytes_;
     // The burst leaves the SM once its share of the bandwidth has carried it.
-    sc_core::sc_time delay = sc_core::sc_time::from_value(static_cast<TimePs>(offset + 0.5));
+    sc_core::sc_time delay = sc_core::sc_time::from_value(round_to_ps(offset));
     memory_socket->b_transport(context_payload_, delay);
     done = std::max<TimePs>(done, now + delay.value());
     left -= size;

@@ -39,12 +39,12 @@ class Sm final : public sc_core::sc_module, public SmPort {
 
  private:
   struct Running {
-    TimePs end_ps;
-    std::uint64_t sequence;  ///< issue order: deterministic tie-break between equal end times
-    TimePs start_ps;
-    KernelId kernel;
-    std::uint32_t tb;
-    TbFootprint footprint;
+    TimePs end_ps = 0;
+    std::uint64_t sequence = 0;  ///< issue order: deterministic tie-break between equal end times
+    TimePs start_ps = 0;
+    KernelId kernel{};
+    std::uint32_t tb = 0;
+    TbFootprint footprint{};
     bool operator>(const Running& other) const {
       return end_ps != other.end_ps ? end_ps > other.end_ps : sequence > other.sequence;
     }

@@ -29,7 +29,7 @@ class TbDurationModel {
       cached_profile_ = &profile;
     }
     const double value = std::exp(mu_ + sigma_ * rng_.normal());
-    return at_least_one(static_cast<TimePs>(value + 0.5));
+    return at_least_one(round_to_ps(value));
   }
 
  private:

@@ -27,8 +27,8 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
   engine_->driver().set_preemption(spec.preemption);
 }
 
-void GpuSystem::trace(sc_core::sc_trace_file* file) {
-  engine_->trace(file);
+void GpuSystem::attach_trace(sc_core::sc_trace_file* file) {
+  engine_->attach_trace(file);
   const auto& occupancy = queues_->traced_occupancy();
   for (std::size_t q = 0; q < occupancy.size(); ++q) {
     sc_core::sc_trace(file, occupancy[q], "command_queue_" + std::to_string(q) + ".occupancy");
@@ -62,8 +62,9 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
                           c.command.stream, c.command.queue, c.command.bytes, c.command.queued_ps,
                           c.command.issued_ps, c.done_ps});
   }
-  for (const auto& sm : engine_->sms())
+  for (const auto& sm : engine_->sms()) {
     r.sms.push_back({index(sm->id()), sm->busy_ps(), sm->tbs_completed()});
+  }
   r.memory.bytes = memory_->channel().bytes();
   r.memory.transactions = memory_->transactions();
   r.memory.busy_ps = memory_->channel().busy_ps();

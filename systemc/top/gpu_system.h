@@ -25,8 +25,9 @@ class GpuSystem final : public sc_core::sc_module, public CommandCompletionListe
   /// Engines report completions here; forwarded to the dispatcher.
   void command_done(const GpuCommand& command) override { dispatcher_->command_done(command); }
 
-  /// Adds every traced quantity to a VCD file.
-  void trace(sc_core::sc_trace_file* file);
+  /// Adds every traced quantity to a VCD file (named apart from sc_object::trace, which is const and
+  /// per object: this one also installs the mirrors that keep the traced values current).
+  void attach_trace(sc_core::sc_trace_file* file);
   /// Collects the statistics after the simulation ended.
   [[nodiscard]] RunResult collect(const SimulationSpec& spec) const;
 

@@ -73,7 +73,7 @@ RunResult simulate_in_this_process(const SimulationSpec& spec) {
     // Model times are picoseconds (core clocks such as 1/706 MHz are not whole nanoseconds); a coarser
     // unit makes SystemC warn (W713) on every value change that falls between two units.
     vcd->set_time_unit(1, sc_core::SC_PS);
-    system->trace(vcd);
+    system->attach_trace(vcd);
   }
 
   sc_core::sc_start();

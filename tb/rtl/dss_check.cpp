@@ -54,8 +54,9 @@ DssReference::Inputs DssStimulus::next(const DssReference& ref) {
 
   std::vector<std::uint32_t> free_slots;
   std::vector<std::uint32_t> used_slots;
-  for (std::uint32_t k = 0; k < ref.num_slots(); ++k)
+  for (std::uint32_t k = 0; k < ref.num_slots(); ++k) {
     (ref.slot(k).valid ? used_slots : free_slots).push_back(k);
+  }
   std::vector<std::uint32_t> busy_sms;
   std::vector<std::uint32_t> reserved_sms;
   for (std::uint32_t s = 0; s < ref.num_sms(); ++s) {

@@ -24,8 +24,9 @@ class RtlImplementation final : public DssImplementation {
 
   DssReference::Outputs step(const DssReference::Inputs& in, const DssReference& reference) override {
     const DssReference::Outputs out = rtl_.step(in);
-    if (rtl_.assertion_failed())
+    if (rtl_.assertion_failed()) {
       throw std::logic_error("an RTL assertion failed in cycle " + std::to_string(cycle_));
+    }
     // The tables after the edge must be the reference's; the policy compares the outputs itself, so
     // they are passed as the expected ones here.
     const std::string diff = compare(reference, out, rtl_.snapshot(out));

@@ -171,8 +171,9 @@ TEST(DssRtlCrosscheck, RandomGtx480) { run_random<Gtx480>(4); }
 
 std::uint32_t running_for(const Ref& ref, std::uint32_t slot) {
   std::uint32_t n = 0;
-  for (const Ref::Sm& m : ref.sms())
+  for (const Ref::Sm& m : ref.sms()) {
     n += (m.state == Ref::SmState::kRunning && m.kernel_valid && m.kernel == slot);
+  }
   return n;
 }
 
@@ -212,8 +213,9 @@ TEST(DssRtlCrosscheck, TwoThenThreeKernelsRebalanceByReservation) {
   // Finish kernel 1: its SMs go idle one by one and are handed out again.
   lock.feed(In::kernel_finish(1));
   for (std::uint32_t s = 0; s < 13; ++s) {
-    if (lock.ref().sm(s).state == Ref::SmState::kRunning && !lock.ref().sm(s).kernel_valid)
+    if (lock.ref().sm(s).state == Ref::SmState::kRunning && !lock.ref().sm(s).kernel_valid) {
       lock.feed(In::sm_idle(s));
+    }
   }
   EXPECT_EQ(running_for(lock.ref(), 0) + running_for(lock.ref(), 2), 13U);
   EXPECT_TRUE(lock.failure().empty()) << lock.failure();

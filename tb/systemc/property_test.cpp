@@ -161,8 +161,9 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
 //     gdb --args gpumux_sim_tests --gtest_filter=Property.Reproduce
 TEST(Property, Reproduce) {
   const char* seed = std::getenv("GPUMUX_REPRO_SEED");
-  if (seed == nullptr)
+  if (seed == nullptr) {
     GTEST_SKIP() << "set GPUMUX_REPRO_SEED (and _POLICY, _ACCESS, _DRAIN) to reproduce a case";
+  }
   SimulationSpec spec = random_workload(std::strtoull(seed, nullptr, 10)).spec;
   const char* policy = std::getenv("GPUMUX_REPRO_POLICY");
   spec.policy = policy != nullptr ? policy : "fcfs";

@@ -70,16 +70,18 @@ class DssPolicyTest : public test::DriverTest {
     return it == n.end() ? 0 : it->second;
   }
   bool any_reserved() const {
-    for (std::uint32_t s = 0; s < gpu_.num_sms; ++s)
+    for (std::uint32_t s = 0; s < gpu_.num_sms; ++s) {
       if (driver_->sm(SmId{s}).state == SmState::kReserved) return true;
+    }
     return false;
   }
 
   /// One event on a random SM: a requested context save, or the oldest TB's completion.
   bool step_random(Rng& rng) {
     std::vector<std::uint32_t> busy;
-    for (std::uint32_t s = 0; s < fakes_.size(); ++s)
+    for (std::uint32_t s = 0; s < fakes_.size(); ++s) {
       if (fakes_[s]->save_requested || !fakes_[s]->running.empty()) busy.push_back(s);
+    }
     if (busy.empty()) return false;
     const std::uint32_t s = busy[static_cast<std::size_t>(rng.below(busy.size()))];
     ++now_;
@@ -114,8 +116,9 @@ TEST(EqualShareTokens, ThirteenSmsSplitByProcessesWithTheRemainderToTheFirstArri
   {
     EqualShareTokens t;  // 8 processes: t_c = 1, r = 5, in order of first arrival
     std::vector<int> got;
-    for (std::uint32_t p : {7U, 6U, 5U, 4U, 3U, 2U, 1U, 0U})
+    for (std::uint32_t p : {7U, 6U, 5U, 4U, 3U, 2U, 1U, 0U}) {
       got.push_back(t.tokens_for(ProcessId{p}, std::nullopt, 13, 8));
+    }
     EXPECT_EQ(got, (std::vector<int>{2, 2, 2, 2, 2, 1, 1, 1}));
   }
   {
@@ -173,8 +176,9 @@ TEST_F(DssPolicyTest, ThreeProcessesArrivingTogetherEndWithinOneSmOfEachOther) {
        {PreemptionMechanism::kDrain, PreemptionMechanism::kContextSwitch}) {
     make_dss(13, 3, mechanism);
     std::vector<KernelId> k;
-    for (std::uint32_t p = 0; p < 3; ++p)
+    for (std::uint32_t p = 0; p < 3; ++p) {
       k.push_back(launch_with(test::kernel("k" + std::to_string(p), 600, 1.0, 256, 16384), p));  // 4 per SM
+    }
     Rng rng(11);
     finish_preemptions(rng);
     std::vector<std::uint32_t> counts;
@@ -207,8 +211,9 @@ TEST_F(DssPolicyTest, OnlyTanasicsTwoEventsLeaveTheDrainingKernelShort) {
   // With preempt_done_starts=off the three kernels of the previous test settle at 4/6/3.
   make_dss(13, 3, PreemptionMechanism::kDrain, std::make_unique<DssPolicy>(0, false));
   std::vector<KernelId> k;
-  for (std::uint32_t p = 0; p < 3; ++p)
+  for (std::uint32_t p = 0; p < 3; ++p) {
     k.push_back(launch_with(whole_sm_kernel("k" + std::to_string(p), 300), p));
+  }
   Rng rng(5);
   finish_preemptions(rng);
   EXPECT_EQ(held(k[0]), 4U);
@@ -286,8 +291,9 @@ TEST_F(DssPolicyTest, RandomWorkloadsRunEveryThreadBlockExactlyOnce) {
       EXPECT_EQ(launched.size(), processes * 4U);
       EXPECT_NO_THROW(driver_->check_final_invariants());
       EXPECT_GT(dss_->decisions(), 0U);
-      for (std::uint32_t s = 0; s < 13; ++s)
+      for (std::uint32_t s = 0; s < 13; ++s) {
         EXPECT_EQ(dss_->model()->sm(s).state, DssReference::SmState::kIdle);
+      }
     }
   }
 }

@@ -46,15 +46,17 @@ std::vector<Ref::Outputs> feed(Ref& ref, const In& in) {
 
 std::uint32_t running_for(const Ref& ref, std::uint32_t slot) {
   std::uint32_t n = 0;
-  for (const Ref::Sm& m : ref.sms())
+  for (const Ref::Sm& m : ref.sms()) {
     n += (m.state == Ref::SmState::kRunning && m.kernel_valid && m.kernel == slot);
+  }
   return n;
 }
 
 std::uint32_t reserved_for(const Ref& ref, std::uint32_t slot) {
   std::uint32_t n = 0;
-  for (const Ref::Sm& m : ref.sms())
+  for (const Ref::Sm& m : ref.sms()) {
     n += (m.state == Ref::SmState::kReserved && m.next_valid && m.next == slot);
+  }
   return n;
 }
 
@@ -374,15 +376,17 @@ void random_run(const Ref::Config& c, std::uint64_t seed, int steps) {
       std::vector<std::uint32_t> free;
       std::vector<std::uint32_t> reserved;
       for (std::uint32_t k = 0; k < c.num_slots; ++k) (ref.slot(k).valid ? valid : free).push_back(k);
-      for (std::uint32_t s = 0; s < c.num_sms; ++s)
+      for (std::uint32_t s = 0; s < c.num_sms; ++s) {
         if (ref.sm(s).state == Ref::SmState::kReserved) reserved.push_back(s);
+      }
       const auto pick = [&](const std::vector<std::uint32_t>& v) {
         return v[static_cast<std::size_t>(rng.below(v.size()))];
       };
       switch (rng.below(6)) {
         case 0:
-          if (!free.empty())
+          if (!free.empty()) {
             in = In::kernel_insert(pick(free), static_cast<std::int32_t>(rng.below(40)) - 10);
+          }
           break;
         case 1:
           if (!valid.empty() && rng.uniform() < 0.5) in = In::kernel_finish(pick(valid));

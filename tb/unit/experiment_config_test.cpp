@@ -222,7 +222,7 @@ class ExperimentErrors : public ::testing::Test {
 
   /// Writes an experiment whose gpu and workloads point at the shipped configs, with `body` appended.
   std::string write(const std::string& text) {
-    const std::string path = (dir_ / "e.yaml").string();
+    std::string path = (dir_ / "e.yaml").string();
     std::ofstream(path) << text;
     return path;
   }

@@ -77,7 +77,7 @@ class FakeSm final : public SmPort {
 class DriverTest : public ::testing::Test {
  protected:
   void make(const std::string& policy, std::uint32_t sms = 2,
-            PreemptionMechanism mechanism = PreemptionMechanism::kDrain, PolicyOptions options = {}) {
+            PreemptionMechanism mechanism = PreemptionMechanism::kDrain, const PolicyOptions& options = {}) {
     gpu_ = test::k20c();
     gpu_.num_sms = sms;
     gpu_.active_kernels = std::max(sms, 4U);

@@ -29,8 +29,9 @@ std::vector<std::uint32_t> interleave(const std::vector<std::uint32_t>& shares, 
   Ref ref = make(static_cast<std::uint32_t>(shares.size()));
   std::uint32_t sum = 0;
   for (std::uint32_t s : shares) sum += s;
-  for (std::uint32_t k = 0; k < shares.size(); ++k)
+  for (std::uint32_t k = 0; k < shares.size(); ++k) {
     ref.step(Ref::Inputs::configure(k, true, sum, shares[k], true));
+  }
   std::vector<std::uint32_t> order;
   for (std::size_t c = 0; order.size() < grants && c < 100 * grants; ++c) {
     const Ref::Outputs out = ref.step(Ref::Inputs::tick());

@@ -25,8 +25,9 @@ void staircase(Predictor& p, KernelId k, std::uint32_t blocks, std::uint32_t r, 
   TimePs now = start;
   while (issued < blocks) {
     std::vector<std::uint32_t> slots;
-    for (std::uint32_t i = 0; i < r && issued < blocks; ++i, ++issued)
+    for (std::uint32_t i = 0; i < r && issued < blocks; ++i, ++issued) {
       slots.push_back(p.on_block_start(kSm0, k, now));
+    }
     now += t;
     for (std::uint32_t slot : slots) {
       p.on_block_end(kSm0, k, slot, now);

@@ -82,7 +82,7 @@ class TimedSm final : public SmPort {
 /// kernels per SM), `sms` of them, fixed thread-block times.
 class TimedEngineTest : public ::testing::Test {
  protected:
-  void make(const std::string& policy, std::uint32_t sms = 2, PolicyOptions options = {},
+  void make(const std::string& policy, std::uint32_t sms = 2, const PolicyOptions& options = {},
             std::uint32_t max_resident_kernels = 8) {
     now_ = 0;
     finished_.clear();

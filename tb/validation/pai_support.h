@@ -66,8 +66,9 @@ inline SimulationSpec pai_pair(const GpuConfig& gpu, const std::shared_ptr<const
   spec.workload.tb_duration = mode;
   spec.workload.processes.push_back(one_kernel_process(first, 0));
   spec.workload.processes.push_back(one_kernel_process(second, offset_ps));
-  if (spec.workload.processes[1].name == spec.workload.processes[0].name)
+  if (spec.workload.processes[1].name == spec.workload.processes[0].name) {
     spec.workload.processes[1].name += "-2";
+  }
   return spec;
 }
 
@@ -129,8 +130,9 @@ inline std::vector<TbSlice> read_tb_slices(const std::string& path) {
 inline std::uint32_t resident_at(const std::vector<TbSlice>& tbs, std::uint32_t sm, std::uint32_t launch,
                                  TimePs t) {
   std::uint32_t n = 0;
-  for (const TbSlice& s : tbs)
+  for (const TbSlice& s : tbs) {
     n += (s.sm == sm && s.launch == launch && s.start_ps <= t && t < s.end_ps) ? 1 : 0;
+  }
   return n;
 }
 
