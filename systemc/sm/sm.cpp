@@ -26,14 +26,10 @@ TimePs Sm::now_ps() { return sc_core::sc_time_stamp().value(); }
 
 bool Sm::fits(const TbFootprint& f, std::uint32_t shared_memory_config) const {
   if (!saving_.empty()) return false;  // stopped while its context is saved
-  if (usage_.thread_blocks + 1 > limits_.max_thread_blocks) return false;
-  if (usage_.registers + f.registers > limits_.registers) return false;
-  if (usage_.threads + f.threads > limits_.max_threads) return false;
-  if (usage_.warps + f.warps > limits_.max_warps) return false;
   // The shared-memory carve-out can only change while the SM is empty.
   const std::uint32_t capacity = usage_.thread_blocks == 0 ? shared_memory_config : shared_memory_capacity_;
   if (shared_memory_config > capacity) return false;
-  return usage_.shared_memory + f.shared_memory <= capacity;
+  return usage_.fits(limits_, f, capacity);
 }
 
 void Sm::start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& f, std::uint32_t shared_memory_config,
@@ -43,11 +39,7 @@ void Sm::start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& f, std::
     shared_memory_capacity_ = shared_memory_config;
     busy_since_ps_ = now;
   }
-  usage_.thread_blocks += 1;
-  usage_.registers += f.registers;
-  usage_.shared_memory += f.shared_memory;
-  usage_.threads += f.threads;
-  usage_.warps += f.warps;
+  usage_.add(f);
   traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
 
   // A preempted TB first reads its context back (Tanasic 3.2), then runs what it had left.
@@ -61,11 +53,7 @@ void Sm::start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& f, std::
 }
 
 void Sm::release(const TbFootprint& f) {
-  usage_.thread_blocks -= 1;
-  usage_.registers -= f.registers;
-  usage_.shared_memory -= f.shared_memory;
-  usage_.threads -= f.threads;
-  usage_.warps -= f.warps;
+  usage_.remove(f);
   traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
 }
 

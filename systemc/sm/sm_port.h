@@ -39,6 +39,28 @@ struct SmUsage {
   [[nodiscard]] bool empty() const {
     return thread_blocks == 0 && registers == 0 && shared_memory == 0 && threads == 0 && warps == 0;
   }
+  /// Would one more thread block of footprint `f` fit beside what is in use, within `limits` and a
+  /// shared-memory carve-out of `shared_memory_capacity` bytes?
+  [[nodiscard]] bool fits(const SmResources& limits, const TbFootprint& f,
+                          std::uint32_t shared_memory_capacity) const {
+    return thread_blocks + 1 <= limits.max_thread_blocks && registers + f.registers <= limits.registers &&
+           threads + f.threads <= limits.max_threads && warps + f.warps <= limits.max_warps &&
+           shared_memory + f.shared_memory <= shared_memory_capacity;
+  }
+  void add(const TbFootprint& f) {
+    thread_blocks += 1;
+    registers += f.registers;
+    shared_memory += f.shared_memory;
+    threads += f.threads;
+    warps += f.warps;
+  }
+  void remove(const TbFootprint& f) {
+    thread_blocks -= 1;
+    registers -= f.registers;
+    shared_memory -= f.shared_memory;
+    threads -= f.threads;
+    warps -= f.warps;
+  }
 };
 
 class SmPort {

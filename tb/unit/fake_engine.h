@@ -20,18 +20,11 @@ class FakeSm final : public SmPort {
  public:
   explicit FakeSm(const SmResources& limits) : limits_(limits) {}
   [[nodiscard]] bool fits(const TbFootprint& f, std::uint32_t config) const override {
-    return usage_.thread_blocks + 1 <= limits_.max_thread_blocks &&
-           usage_.registers + f.registers <= limits_.registers &&
-           usage_.threads + f.threads <= limits_.max_threads &&
-           usage_.shared_memory + f.shared_memory <= config;
+    return usage_.fits(limits_, f, config);
   }
   void start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& f, std::uint32_t, TimePs duration,
                 std::uint64_t restore_bytes) override {
-    usage_.thread_blocks++;
-    usage_.registers += f.registers;
-    usage_.threads += f.threads;
-    usage_.shared_memory += f.shared_memory;
-    usage_.warps += f.warps;
+    usage_.add(f);
     running.push_back({kernel, tb, f, duration, restore_bytes});
   }
   /// The save is completed by the test with finish_save().
@@ -60,11 +53,7 @@ class FakeSm final : public SmPort {
   Tb finish_oldest() {
     Tb t = running.front();
     running.erase(running.begin());
-    usage_.thread_blocks--;
-    usage_.registers -= t.f.registers;
-    usage_.threads -= t.f.threads;
-    usage_.shared_memory -= t.f.shared_memory;
-    usage_.warps -= t.f.warps;
+    usage_.remove(t.f);
     return t;
   }
   std::vector<Tb> running;

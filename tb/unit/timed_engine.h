@@ -21,18 +21,11 @@ class TimedSm final : public SmPort {
  public:
   TimedSm(const SmResources& limits, const TimePs& now) : limits_(limits), now_(now) {}
   [[nodiscard]] bool fits(const TbFootprint& f, std::uint32_t config) const override {
-    return usage_.thread_blocks + 1 <= limits_.max_thread_blocks &&
-           usage_.registers + f.registers <= limits_.registers &&
-           usage_.threads + f.threads <= limits_.max_threads && usage_.warps + f.warps <= limits_.max_warps &&
-           usage_.shared_memory + f.shared_memory <= config;
+    return usage_.fits(limits_, f, config);
   }
   void start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& f, std::uint32_t, TimePs duration,
                 std::uint64_t) override {
-    usage_.thread_blocks++;
-    usage_.registers += f.registers;
-    usage_.threads += f.threads;
-    usage_.shared_memory += f.shared_memory;
-    usage_.warps += f.warps;
+    usage_.add(f);
     running.push_back({kernel, tb, f, now_, now_ + duration, order_++});
   }
   void save_context() override { ADD_FAILURE() << "policy preempted an SM"; }
@@ -58,11 +51,7 @@ class TimedSm final : public SmPort {
   Tb take(std::size_t i) {
     Tb t = running[i];
     running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
-    usage_.thread_blocks--;
-    usage_.registers -= t.f.registers;
-    usage_.threads -= t.f.threads;
-    usage_.shared_memory -= t.f.shared_memory;
-    usage_.warps -= t.f.warps;
+    usage_.remove(t.f);
     return t;
   }
   [[nodiscard]] std::uint32_t resident(KernelId k) const {
