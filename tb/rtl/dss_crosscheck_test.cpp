@@ -19,6 +19,7 @@
 #include "Vdss_wide_sms.h"
 #include "dss_check.h"
 #include "dss_rtl.h"
+#include "lockstep.h"
 #include "rtl_options.h"
 
 namespace gpumux::rtl {
@@ -64,48 +65,39 @@ struct Pow2 {  // power-of-two tables: index widths without spare codes
 };
 constexpr std::uint64_t kNumSets = 5;
 
-/// The reference model and the RTL in lockstep.
+/// The reference model and the RTL in lockstep: every output and every table entry, every cycle.
 template <class Set>
-class Lockstep {
+class Lockstep : public LockstepPair<Ref, DssRtl<typename Set::Top>> {
  public:
-  explicit Lockstep(const std::string& tag) : ref_(Set::config()), rtl_(Set::config(), wave_path(tag)) {}
-
-  void reset() {
-    ref_.reset();
-    rtl_.reset();
-    cycle_ = 0;
-  }
+  explicit Lockstep(const std::string& tag)
+      : LockstepPair<Ref, DssRtl<typename Set::Top>>(Set::config(), wave_path(tag)) {}
 
   /// One cycle; false (with failure() set) on the first disagreement.
   bool step(const In& in) {
-    const Ref::Outputs ref_out = ref_.step(in);
-    last_ = ref_out;
-    const Ref::Outputs rtl_out = rtl_.step(in);
-    const DssSnapshot snap = rtl_.snapshot(rtl_out);
-    std::string diff = compare(ref_, ref_out, snap);
-    if (diff.empty() && rtl_.assertion_failed()) diff = "an RTL assertion failed (message above)";
+    const Ref::Outputs ref_out = this->ref_.step(in);
+    this->last_ = ref_out;
+    const Ref::Outputs rtl_out = this->rtl_.step(in);
+    const DssSnapshot snap = this->rtl_.snapshot(rtl_out);
+    std::string diff = compare(this->ref_, ref_out, snap);
+    if (diff.empty() && this->rtl_.assertion_failed()) diff = "an RTL assertion failed (message above)";
     if (diff.empty()) {
-      const Ref::Check check = ref_.check_invariants();
+      const Ref::Check check = this->ref_.check_invariants();
       if (!check) diff = "reference model invariant: " + check.message;
     }
     if (!diff.empty()) {
-      std::ostringstream m;
-      m << describe_config(Set::config()) << "\n  cycle " << cycle_ << ": inputs " << describe(in)
-        << "\n  reference: " << describe(ref_out) << "\n  RTL:       " << describe(rtl_out) << "\n  " << diff;
-      failure_ = m.str();
-      return false;
+      return this->disagree(describe_config(Set::config()), describe(in), describe(ref_out),
+                            describe(rtl_out), diff);
     }
-    ++cycle_;
-    return true;
+    return this->agree();
   }
 
   /// Clocks without events until the search stops (bounded).
   bool settle(std::uint64_t limit = 1'000'000) {
-    for (std::uint64_t i = 0; i < limit && (ref_.busy() || rtl_.busy()); ++i) {
+    for (std::uint64_t i = 0; i < limit && (this->ref_.busy() || this->rtl_.busy()); ++i) {
       if (!step(In::none())) return false;
     }
-    if (ref_.busy()) {
-      failure_ = "the search did not stop within " + std::to_string(limit) + " cycles";
+    if (this->ref_.busy()) {
+      this->failure_ = "the search did not stop within " + std::to_string(limit) + " cycles";
       return false;
     }
     return true;
@@ -114,26 +106,14 @@ class Lockstep {
   /// One event, then clocks until the search stops; the decisions (assign / reserve outputs).
   std::vector<Ref::Outputs> feed(const In& in) {
     std::vector<Ref::Outputs> decisions;
-    EXPECT_TRUE(step(in)) << failure_;
-    for (std::uint64_t i = 0; i < 1'000'000 && ref_.busy() && failure_.empty(); ++i) {
+    EXPECT_TRUE(step(in)) << this->failure_;
+    for (std::uint64_t i = 0; i < 1'000'000 && this->ref_.busy() && this->failure_.empty(); ++i) {
       if (!step(In::none())) break;
-      if (last_.assign.valid || last_.reserve.valid) decisions.push_back(last_);
+      if (this->last_.assign.valid || this->last_.reserve.valid) decisions.push_back(this->last_);
     }
-    EXPECT_TRUE(failure_.empty()) << failure_;
+    EXPECT_TRUE(this->failure_.empty()) << this->failure_;
     return decisions;
   }
-
-  [[nodiscard]] const Ref& ref() const { return ref_; }
-  [[nodiscard]] const std::string& failure() const { return failure_; }
-  [[nodiscard]] std::uint64_t cycle() const { return cycle_; }
-  [[nodiscard]] const Ref::Outputs& last() const { return last_; }
-
- private:
-  Ref ref_;
-  DssRtl<typename Set::Top> rtl_;
-  std::uint64_t cycle_ = 0;
-  std::string failure_;
-  Ref::Outputs last_;  ///< the reference outputs of the last cycle
 };
 
 template <class Set>

@@ -15,6 +15,7 @@
 #include "Vbucket_k4.h"
 #include "core/rng.h"
 #include "leaky_bucket_rtl.h"
+#include "lockstep.h"
 #include "rtl_options.h"
 
 namespace gpumux::rtl {
@@ -63,26 +64,23 @@ std::string describe(const Ref::Outputs& out) {
   return s.str();
 }
 
+/// The reference model and the RTL in lockstep: the grant and every bucket, every cycle.
 template <class Set>
-class Lockstep {
+class Lockstep : public LockstepPair<Ref, LeakyBucketRtl<typename Set::Top>> {
  public:
-  explicit Lockstep(const std::string& tag) : ref_(Set::config()), rtl_(Set::config(), wave_path(tag)) {}
+  explicit Lockstep(const std::string& tag)
+      : LockstepPair<Ref, LeakyBucketRtl<typename Set::Top>>(Set::config(), wave_path(tag)) {}
 
-  void reset() {
-    ref_.reset();
-    rtl_.reset();
-    cycle_ = 0;
-  }
-
+  /// One cycle; false (with failure() set) on the first disagreement.
   bool step(const Ref::Inputs& in) {
-    const Ref::Outputs a = ref_.step(in);
-    const Ref::Outputs b = rtl_.step(in);
-    last_ = a;
+    const Ref::Outputs a = this->ref_.step(in);
+    const Ref::Outputs b = this->rtl_.step(in);
+    this->last_ = a;
     std::string diff;
     if (a.grant_valid != b.grant_valid || a.grant_kernel != b.grant_kernel) diff = "outputs differ";
-    for (std::uint32_t k = 0; k < ref_.num_kernels() && diff.empty(); ++k) {
-      const Ref::Bucket& x = ref_.bucket(k);
-      const Ref::Bucket y = rtl_.bucket(k);
+    for (std::uint32_t k = 0; k < this->ref_.num_kernels() && diff.empty(); ++k) {
+      const Ref::Bucket& x = this->ref_.bucket(k);
+      const Ref::Bucket y = this->rtl_.bucket(k);
       if (x.active != y.active || x.level != y.level) {
         std::ostringstream d;
         d << "bucket " << k << " after the edge: reference active=" << x.active << " level=" << x.level
@@ -90,30 +88,14 @@ class Lockstep {
         diff = d.str();
       }
     }
-    if (diff.empty() && rtl_.assertion_failed()) diff = "an RTL assertion failed (message above)";
+    if (diff.empty() && this->rtl_.assertion_failed()) diff = "an RTL assertion failed (message above)";
     if (!diff.empty()) {
-      std::ostringstream m;
-      m << "NumKernels=" << Set::config().num_kernels << " LevelW=" << Set::config().level_bits
-        << "\n  cycle " << cycle_ << ": inputs " << describe(in) << "\n  reference: " << describe(a)
-        << "\n  RTL:       " << describe(b) << "\n  " << diff;
-      failure_ = m.str();
-      return false;
+      const std::string parameters = "NumKernels=" + std::to_string(Set::config().num_kernels) +
+                                     " LevelW=" + std::to_string(Set::config().level_bits);
+      return this->disagree(parameters, describe(in), describe(a), describe(b), diff);
     }
-    ++cycle_;
-    return true;
+    return this->agree();
   }
-
-  [[nodiscard]] const Ref& ref() const { return ref_; }
-  [[nodiscard]] const std::string& failure() const { return failure_; }
-  [[nodiscard]] std::uint64_t cycle() const { return cycle_; }
-  [[nodiscard]] const Ref::Outputs& last() const { return last_; }
-
- private:
-  Ref ref_;
-  LeakyBucketRtl<typename Set::Top> rtl_;
-  std::uint64_t cycle_ = 0;
-  std::string failure_;
-  Ref::Outputs last_;
 };
 
 /// One random scenario: either share-style configurations (rate = share, capacity = sum of shares,
