@@ -157,7 +157,6 @@ std::optional<KernelId> LeakyBucketPolicy::select_kernel(SmId sm, const EngineCo
   if (!k || !control.can_issue(sm, *k)) return std::nullopt;
   // The SM driver issues what select_kernel returns when can_issue holds: the slot is used.
   pending_.reset();
-  order_.push_back(*k);
   if (budget_) --*budget_;
   return k;
 }

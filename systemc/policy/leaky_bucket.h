@@ -44,8 +44,6 @@ class LeakyBucketPolicy final : public SchedulingPolicy {
   void on_kernel_finished(KernelId kernel, EngineControl& control) override;
   [[nodiscard]] std::optional<KernelId> select_kernel(SmId sm, const EngineControl& control) override;
 
-  /// The interleave order handed out so far (kernel of every thread block, in dispatch order).
-  [[nodiscard]] const std::vector<KernelId>& order() const { return order_; }
   [[nodiscard]] const LeakyBucketReference* model() const { return model_.get(); }
   /// Interleaving cycles the model was clocked for.
   [[nodiscard]] std::uint64_t cycles() const { return cycles_; }
@@ -80,7 +78,6 @@ class LeakyBucketPolicy final : public SchedulingPolicy {
   std::optional<KernelId> pending_;
   std::optional<std::uint32_t> budget_;  ///< thread blocks the SM being dealt to may still take
   std::vector<Duration> durations_;      ///< per KernelId
-  std::vector<KernelId> order_;
   std::uint64_t cycles_ = 0;
 };
 
