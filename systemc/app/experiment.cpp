@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <numeric>
+#include <sstream>
 
 #include "app/isolated_baselines.h"
 #include "config/yaml_reader.h"
@@ -420,6 +421,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                {"seeds", c.seeds},
                {"simulations", g.points.size()},
                {"baseline", c.runs.front().label}};
+  if (c.tb_rsd_percent) j["grid"]["tb_rsd_percent"] = *c.tb_rsd_percent;
   json row_list = json::array();
   for (const ReportRow& row : rows) {
     row_list.push_back({{"name", row.name},
@@ -496,6 +498,12 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
     if (!run.options.empty()) md += " (" + options_text(run.options) + ")";
     if (run.preemption_given) md += std::string(", ") + mechanism_name(run.preemption);
     if (r == 0) md += " (baseline)";
+  }
+  if (c.tb_rsd_percent) {
+    std::ostringstream rsd;
+    rsd << *c.tb_rsd_percent;
+    md += "\n- Thread-block times: every kernel at " + rsd.str() +
+          "% RSD around its mean (`tb_rsd_percent`; the kernel libraries' own spread is replaced)";
   }
   md += "\n- Seeds:";
   for (const std::uint64_t s : c.seeds) md += " " + std::to_string(s);

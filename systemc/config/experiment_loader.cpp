@@ -110,8 +110,8 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
 
 ExperimentConfig load_experiment(const std::string& path) {
   const YamlNode root = config::load_yaml_file(path);
-  const YamlMap m(root,
-                  {"name", "description", "notes", "gpu", "analysis", "workloads", "runs", "seeds", "paper"});
+  const YamlMap m(root, {"name", "description", "notes", "gpu", "analysis", "workloads", "runs", "seeds",
+                         "paper", "tb_rsd_percent"});
   const std::filesystem::path base = std::filesystem::path(path).parent_path();
   ExperimentConfig c;
   c.source_file = path;
@@ -151,6 +151,11 @@ ExperimentConfig load_experiment(const std::string& path) {
     }
   } else {
     c.seeds = {1};
+  }
+
+  if (const auto rsd = m.optional("tb_rsd_percent")) {
+    c.tb_rsd_percent = rsd->as_nonnegative_number();
+    c.tb_rsd_where = rsd->where();
   }
 
   if (const auto paper = m.optional("paper"); paper && !paper->is_null()) {
@@ -198,6 +203,17 @@ ExpandedExperiment expand_experiment(const ExperimentConfig& config) {
       ExperimentWorkload w;
       w.workload = load_workload(file, e.gpu);
       e.workloads.push_back(std::move(w));
+    }
+  }
+  if (config.tb_rsd_percent) {
+    for (ExperimentWorkload& w : e.workloads) {
+      if (w.workload.tb_duration == TbDurationMode::kFixed) {
+        throw InputError(config.tb_rsd_where, "tb_rsd_percent",
+                         "has no effect on workload '" + w.workload.name +
+                             "', which sets tb_duration: fixed (" + w.workload.source_file + ")");
+      }
+      override_tb_rsd(w.workload, *config.tb_rsd_percent);
+      if (w.prioritized) override_tb_rsd(*w.prioritized, *config.tb_rsd_percent);
     }
   }
   for (std::size_t w = 0; w < e.workloads.size(); ++w) {

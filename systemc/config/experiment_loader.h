@@ -69,6 +69,10 @@ struct ExperimentConfig {
   std::vector<ExperimentRun> runs;  ///< runs[0] is the baseline the analyses compare against
   std::vector<std::uint64_t> seeds;
   std::vector<PaperEntry> paper;  ///< in file order
+  /// `tb_rsd_percent`: every kernel of every workload (and its isolated baseline) gets this
+  /// thread-block time spread (a sensitivity study; see override_tb_rsd).
+  std::optional<double> tb_rsd_percent;
+  SourceLocation tb_rsd_where;
 };
 
 /// Loads and checks an experiment file. Paths in it are relative to the file. Does not load the GPU or

@@ -204,7 +204,8 @@ Enum read_choice(const YamlMap& m, std::string_view key, Enum fallback,
 
 Workload load_workload(const std::string& path, const GpuConfig& gpu) {
   const YamlNode root = config::load_yaml_file(path);
-  const YamlMap m(root, {"name", "kernel_libraries", "replay", "replay_limit", "tb_duration", "processes"});
+  const YamlMap m(root, {"name", "kernel_libraries", "replay", "replay_limit", "tb_duration",
+                         "tb_rsd_percent", "processes"});
   Workload w;
   w.source_file = path;
   w.name = m.optional_string("name", std::filesystem::path(path).stem().string());
@@ -236,6 +237,12 @@ Workload load_workload(const std::string& path, const GpuConfig& gpu) {
 
   for (const YamlNode& node : m.required("processes").as_list()) {
     w.processes.push_back(read_process(node, kernels, gpu, w.processes));
+  }
+  if (const auto rsd = m.optional("tb_rsd_percent")) {
+    if (w.tb_duration == TbDurationMode::kFixed) {
+      rsd->fail("has no effect with tb_duration: fixed (thread blocks then always take their mean)");
+    }
+    override_tb_rsd(w, m.optional_nonnegative("tb_rsd_percent", 0.0));
   }
   return w;
 }

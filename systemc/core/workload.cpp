@@ -1,5 +1,7 @@
 #include "core/workload.h"
 
+#include <map>
+
 namespace gpumux {
 
 const char* to_string(CommandKind kind) {
@@ -14,6 +16,25 @@ const char* to_string(CommandKind kind) {
       return "kernel";
   }
   return "?";
+}
+
+void override_tb_rsd(Workload& workload, double rsd_percent) {
+  std::map<const KernelDesc*, std::shared_ptr<const KernelDesc>> copies;
+  for (ProcessSpec& process : workload.processes) {
+    for (StreamSpec& stream : process.streams) {
+      for (CommandSpec& command : stream.commands) {
+        if (!command.kernel) continue;
+        auto& copy = copies[command.kernel.get()];
+        if (!copy) {
+          auto changed = std::make_shared<KernelDesc>(*command.kernel);
+          changed->tb_time.rsd_percent = rsd_percent;
+          copy = std::move(changed);
+        }
+        command.kernel = copy;
+      }
+    }
+  }
+  workload.tb_rsd_percent = rsd_percent;
 }
 
 }  // namespace gpumux

@@ -61,6 +61,14 @@ struct Workload {
   /// policy starves a process (e.g. exclusive priority) while the others keep replaying.
   std::uint32_t replay_limit = 100;
   TbDurationMode tb_duration = TbDurationMode::kProfile;
+  /// Set by `tb_rsd_percent`: every kernel's thread-block times use this %RSD instead of its
+  /// profile's (a sensitivity study of thread-block time spread, without editing kernel libraries).
+  std::optional<double> tb_rsd_percent;
 };
+
+/// Give every kernel the workload launches a thread-block time spread of `rsd_percent` (its mean
+/// is kept) and record it in `workload.tb_rsd_percent`. Kernels are copied, never modified in
+/// place: libraries and other workloads may share them.
+void override_tb_rsd(Workload& workload, double rsd_percent);
 
 }  // namespace gpumux

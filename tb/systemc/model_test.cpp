@@ -173,5 +173,25 @@ TEST(Model, LognormalDurationsKeepTheMean) {
   EXPECT_NEAR(mean_us, 10.0, 0.5);
 }
 
+TEST(Model, TbRsdOverrideSpreadsAKernelThatHasNone) {
+  // One full wave (13 SMs x 8 TBs) of 10 us blocks: with no spread the kernel lasts exactly 10 us;
+  // with 30% RSD imposed by tb_rsd_percent it lasts as long as its slowest of 104 lognormal blocks.
+  auto k = test::kernel("k", 13 * 8, 10.0, 256, 8192, 0, 0.0);
+  Workload plain = one_process({StreamSpec{{test::launch(k)}}});
+  plain.tb_duration = TbDurationMode::kProfile;
+  Workload spread = plain;
+  override_tb_rsd(spread, 30.0);
+  EXPECT_DOUBLE_EQ(k->tb_time.rsd_percent, 0.0);  // the shared kernel is not modified
+
+  const auto span_us = [](const RunResult& r) {
+    const KernelRecord& kr = r.kernels.at(0);
+    return static_cast<double>(kr.end_ps - kr.start_ps) / 1e6;
+  };
+  EXPECT_DOUBLE_EQ(span_us(simulate(spec_for(plain))), 10.0);
+  const double spread_us = span_us(simulate(spec_for(spread)));
+  EXPECT_GT(spread_us, 13.0);  // the expected maximum of 104 draws at 30% RSD is about 18 us
+  EXPECT_LT(spread_us, 40.0);
+}
+
 }  // namespace
 }  // namespace gpumux

@@ -544,6 +544,28 @@ TEST_F(ConfigErrorTest, ZeroLaunchesRepeatAndTokens) {
   expect_error(workload_error(text), "w.yaml", 4, "processes[0].tokens", "positive");
 }
 
+TEST_F(ConfigErrorTest, TbRsdPercentOverridesEveryKernelWithoutTouchingTheLibrary) {
+  const GpuConfig g = gpu();
+  const std::string text = "tb_rsd_percent: 12.5\n" + workload_text(
+                                                          "        - kernel: {name: small, launches: 2}\n"
+                                                          "        - kernel: {name: small}\n");
+  const Workload w = load_workload(write("w.yaml", text), g);
+  ASSERT_TRUE(w.tb_rsd_percent.has_value());
+  EXPECT_DOUBLE_EQ(*w.tb_rsd_percent, 12.5);
+  const auto& c = w.processes.at(0).streams.at(0).commands;
+  ASSERT_EQ(c.size(), 3U);
+  EXPECT_DOUBLE_EQ(c[1].kernel->tb_time.rsd_percent, 12.5);
+  EXPECT_EQ(c[1].kernel, c[2].kernel);  // one copy per kernel, shared by its commands
+  const auto lib = load_kernel_library((dir_ / "lib.yaml").string(), g);
+  EXPECT_EQ(c[1].kernel->tb_time.mean_ps, lib.at(0)->tb_time.mean_ps);  // the mean is kept
+  EXPECT_DOUBLE_EQ(lib.at(0)->tb_time.rsd_percent, 0.0);
+
+  const std::string negative = "tb_rsd_percent: -3\n" + workload_text("");
+  expect_error(workload_error(negative), "w.yaml", 1, "tb_rsd_percent", "must not be negative");
+  const std::string fixed = "tb_duration: fixed\ntb_rsd_percent: 10\n" + workload_text("");
+  expect_error(workload_error(fixed), "w.yaml", 2, "tb_rsd_percent", "no effect with tb_duration: fixed");
+}
+
 TEST_F(ConfigErrorTest, EmptyListsAreRejected) {
   std::string text = "kernel_libraries: [lib.yaml]\nprocesses:\n  - name: p0\n    streams:\n      - []\n";
   expect_error(workload_error(text), "w.yaml", 5, "processes[0].streams[0]", "non-empty list");

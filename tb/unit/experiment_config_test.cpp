@@ -113,6 +113,34 @@ TEST(ShippedExperiments, TanasicPriorityHasPrioritizedVariants) {
   }
 }
 
+TEST(ShippedExperiments, TbSpreadVariantsAreTheirParentGridsAtThirtyPercentRsd) {
+  for (const std::string name : {"tanasic-dss", "tanasic-priority"}) {
+    SCOPED_TRACE(name);
+    const ExperimentConfig parent = load_experiment(kConfigDir + "/experiments/" + name + ".yaml");
+    const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/" + name + "-tb-spread.yaml");
+    EXPECT_EQ(c.tb_rsd_percent, std::optional<double>(30.0));  // docs/validation.md section 10
+    EXPECT_EQ(c.analysis, parent.analysis);
+    ASSERT_TRUE(c.generator.has_value());
+    EXPECT_EQ(c.generator->mixes_per_count, 10U);
+    EXPECT_EQ(c.generator->process_counts, parent.generator->process_counts);
+    EXPECT_EQ(c.generator->mix_seed, parent.generator->mix_seed);
+    EXPECT_EQ(c.generator->high_priority, parent.generator->high_priority);
+    EXPECT_EQ(c.seeds, parent.seeds);
+    ASSERT_EQ(c.runs.size(), parent.runs.size());
+    for (std::size_t r = 0; r < c.runs.size(); ++r) {
+      EXPECT_EQ(c.runs[r].label, parent.runs[r].label);
+      EXPECT_EQ(c.runs[r].policy, parent.runs[r].policy);
+      EXPECT_EQ(c.runs[r].preemption, parent.runs[r].preemption);
+      EXPECT_EQ(c.runs[r].options, parent.runs[r].options);
+    }
+    const ExpandedExperiment e = expand_experiment(c);
+    EXPECT_EQ(e.workloads.size(), 4U * 10U);
+    if (policies_registered(c)) {
+      EXPECT_NO_THROW(validate_experiment(c, e));
+    }
+  }
+}
+
 TEST(ShippedExperiments, ParboilAppsAreTheTenApplicationsOfTable1) {
   const GpuConfig gpu = load_gpu_config(kConfigDir + "/gpus/kepler-k20c.yaml");
   const Workload w = load_workload(kConfigDir + "/workloads/tanasic/parboil-apps.yaml", gpu);
@@ -304,6 +332,39 @@ TEST_F(ExperimentErrors, GeneratorKeys) {
       base + "  process_counts: [2]\n  mixes_per_count: 1\n  mix_seed: 1\n  arrival_offset_max_us: 1500\n" +
       runs;
   expect_error(error_of(offset), line_of(offset, "1500"), "workloads.arrival_offset_max_us", "below 1000");
+}
+
+TEST_F(ExperimentErrors, TbRsdPercentReachesEveryWorkloadAndItsPrioritizedVariant) {
+  const std::string text = "gpu: " + kConfigDir + "/gpus/kepler-k20c.yaml\nanalysis: tanasic-priority\n" +
+                           "workloads:\n  generate: tanasic-mixes\n  applications: " + kConfigDir +
+                           "/workloads/tanasic/parboil-apps.yaml\n  process_counts: [2]\n" +
+                           "  mixes_per_count: 2\n  mix_seed: 1\n  high_priority: first\n" +
+                           "tb_rsd_percent: 30\nruns:\n  - {label: a, policy: fcfs}\n";
+  const ExperimentConfig c = load_experiment(write(text));
+  ASSERT_TRUE(c.tb_rsd_percent.has_value());
+  const ExpandedExperiment e = expand_experiment(c);
+  ASSERT_EQ(e.workloads.size(), 2U);
+  for (const ExperimentWorkload& w : e.workloads) {
+    ASSERT_TRUE(w.prioritized.has_value());
+    for (const Workload* variant : {&w.workload, &*w.prioritized}) {
+      EXPECT_EQ(variant->tb_rsd_percent, std::optional<double>(30.0));
+      for (const ProcessSpec& p : variant->processes) {
+        for (const StreamSpec& s : p.streams) {
+          for (const CommandSpec& cmd : s.commands) {
+            if (cmd.kernel) {
+              EXPECT_DOUBLE_EQ(cmd.kernel->tb_time.rsd_percent, 30.0) << cmd.kernel->name;
+            }
+          }
+        }
+      }
+    }
+  }
+  const std::string bad = header() + "tb_rsd_percent: lots\nruns:\n  - {label: a, policy: fcfs}\n";
+  expect_error(error_of(bad), line_of(bad, "lots"), "tb_rsd_percent", "expected a number");
+  const std::string fixed = "gpu: " + kConfigDir + "/gpus/fermi-gtx480.yaml\nanalysis: summary\n" +
+                            "workloads: [" + kConfigDir + "/workloads/ercbench-pair.yaml]\n" +
+                            "tb_rsd_percent: 10\nruns:\n  - {label: a, policy: fifo}\n";
+  expect_error(error_of(fixed, true), line_of(fixed, "tb_rsd_percent"), "tb_rsd_percent", "no effect");
 }
 
 TEST_F(ExperimentErrors, PaperValuesAreNumbersOrNull) {
