@@ -397,6 +397,55 @@ std::string options_text(const PolicyOptions& options) {
   return text;
 }
 
+/// Who gains and who loses: the mean NTT of each application under each run, over the workloads of
+/// each size (first seed) - the per-application view behind the group rows (validation.md 10 uses it).
+std::string application_ntt_tables(const ExperimentResults& results) {
+  const ExperimentConfig& c = *results.config;
+  const ExpandedExperiment& g = *results.grid;
+  // process count -> application -> run -> (sum of NTT, samples)
+  std::map<std::size_t, std::map<std::string, std::vector<std::pair<double, std::size_t>>>> table;
+  for (std::size_t w = 0; w < g.workloads.size(); ++w) {
+    const std::size_t size = g.workloads[w].workload.processes.size();
+    for (std::size_t r = 0; r < c.runs.size(); ++r) {
+      const RunOutcome* o = results.outcome(w, r, 0);
+      if (o == nullptr) continue;
+      for (const ProcessOutcome& p : o->processes) {
+        auto& cells = table[size][p.name];
+        cells.resize(c.runs.size());
+        cells[r].first += p.ntt;
+        ++cells[r].second;
+      }
+    }
+  }
+  if (table.empty()) return "";
+  std::string md =
+      "## Applications\n\nMean NTT of each application under each run, over the workloads with that many "
+      "processes (seed " +
+      std::to_string(c.seeds.front()) +
+      "; whatever its priority in the workload; in brackets the number of workloads it is in). Lower is "
+      "better.\n\n";
+  for (const auto& [size, apps] : table) {
+    md += "### " + std::to_string(size) + (size == 1 ? " process" : " processes") + "\n\n| application |";
+    std::string rule = "|---|";
+    for (const ExperimentRun& run : c.runs) {
+      md += " " + run.label + " |";
+      rule += "---|";
+    }
+    md += "\n" + rule + "\n";
+    for (const auto& [app, cells] : apps) {
+      std::size_t appearances = 0;
+      for (const auto& cell : cells) appearances = std::max(appearances, cell.second);
+      md += "| " + app + " (" + std::to_string(appearances) + ") |";
+      for (const auto& [sum, samples] : cells) {
+        md += " " + (samples > 0 ? format_number(sum / static_cast<double>(samples)) : std::string("n/a")) +
+              " |";
+      }
+      md += "\n";
+    }
+    md += "\n";
+  }
+  return md;
+}
 }  // namespace
 
 nlohmann::json experiment_report_json(const ExperimentResults& results, const std::vector<ReportRow>& rows) {
@@ -583,6 +632,8 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
     }
     md += "\n";
   }
+  const std::string applications = application_ntt_tables(results);
+  if (!applications.empty()) md += "\n" + applications;
   return md;
 }
 

@@ -524,6 +524,16 @@ TEST(ExperimentAnalyses, ReportJsonRowsHaveNameModelPaperUnit) {
   const std::string md = experiment_report_markdown(f.results, rows);
   EXPECT_NE(md.find("### other"), std::string::npos) << md;
   EXPECT_NE(md.find("| antt_improvement (x) |"), std::string::npos) << md;
+  // Per application, mean NTT over the two workloads: short 4 and 2 under base, 1 and 1 under other.
+  EXPECT_NE(md.find("### 2 processes\n\n| application | base | other |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| short (2) | 3.00 | 1.00 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| long (2) | 1.00 | 1.12 |"), std::string::npos) << md;
+
+  // A run with no valid outcome on some workload averages over the others only.
+  f.results.outcomes[3] = std::nullopt;
+  const std::string partial = experiment_report_markdown(f.results, experiment_rows(f.results));
+  EXPECT_NE(partial.find("| short (2) | 3.00 | 1.00 |"), std::string::npos) << partial;
+  EXPECT_NE(partial.find("| long (2) | 1.00 | 1.25 |"), std::string::npos) << partial;
 }
 
 }  // namespace
