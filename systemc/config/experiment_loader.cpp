@@ -106,6 +106,21 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
   return run;
 }
 
+/// Loads a workload of the grid and applies the experiment's `tb_rsd_percent`, once per loaded file
+/// (mixes and prioritized variants copy its processes, and with them the overridden kernels).
+Workload load_grid_workload(const std::string& file, const ExperimentConfig& config, const GpuConfig& gpu) {
+  Workload w = load_workload(file, gpu);
+  if (config.tb_rsd_percent) {
+    if (w.tb_duration == TbDurationMode::kFixed) {
+      throw InputError(config.tb_rsd_where, "tb_rsd_percent",
+                       "has no effect on workload '" + w.name + "', which sets tb_duration: fixed (" +
+                           w.source_file + ")");
+    }
+    override_tb_rsd(w, *config.tb_rsd_percent);
+  }
+  return w;
+}
+
 }  // namespace
 
 ExperimentConfig load_experiment(const std::string& path) {
@@ -184,7 +199,7 @@ ExpandedExperiment expand_experiment(const ExperimentConfig& config) {
   e.gpu = load_gpu_config(config.gpu_path);
   if (config.generator) {
     const MixGeneratorConfig& g = *config.generator;
-    const Workload apps = load_workload(g.applications, e.gpu);
+    const Workload apps = load_grid_workload(g.applications, config, e.gpu);
     for (TanasicMix& mix : generate_tanasic_mixes(apps, g.process_counts, g.mixes_per_count, g.mix_seed,
                                                   g.arrival_offset_max_us)) {
       ExperimentWorkload w;
@@ -201,19 +216,8 @@ ExpandedExperiment expand_experiment(const ExperimentConfig& config) {
   } else {
     for (const auto& [file, where] : config.workload_files) {
       ExperimentWorkload w;
-      w.workload = load_workload(file, e.gpu);
+      w.workload = load_grid_workload(file, config, e.gpu);
       e.workloads.push_back(std::move(w));
-    }
-  }
-  if (config.tb_rsd_percent) {
-    for (ExperimentWorkload& w : e.workloads) {
-      if (w.workload.tb_duration == TbDurationMode::kFixed) {
-        throw InputError(config.tb_rsd_where, "tb_rsd_percent",
-                         "has no effect on workload '" + w.workload.name +
-                             "', which sets tb_duration: fixed (" + w.workload.source_file + ")");
-      }
-      override_tb_rsd(w.workload, *config.tb_rsd_percent);
-      if (w.prioritized) override_tb_rsd(*w.prioritized, *config.tb_rsd_percent);
     }
   }
   for (std::size_t w = 0; w < e.workloads.size(); ++w) {

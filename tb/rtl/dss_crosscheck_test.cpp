@@ -28,40 +28,31 @@ namespace {
 using Ref = DssReference;
 using In = Ref::Inputs;
 
-Ref::Config make_config(std::uint32_t sms, std::uint32_t slots, std::uint32_t bits, bool preempt_starts) {
-  Ref::Config c;
-  c.num_sms = sms;
-  c.num_slots = slots;
-  c.token_bits = bits;
-  c.start_on_preempt_done = preempt_starts;
-  return c;
-}
-
 // The parameter sets: must match the -G arguments of the verilate() calls in tb/rtl/CMakeLists.txt.
 struct K20c {
   using Top = Vdss_k20c;
   static constexpr const char* kName = "k20c";
-  static Ref::Config config() { return make_config(13, 13, 8, true); }
+  static Ref::Config config() { return Ref::Config{13, 13, 8, true}; }
 };
 struct Gtx480 {  // the Fermi GTX480 config: 15 SMs, 8 active kernels (Pai 5.1.2)
   using Top = Vdss_gtx480;
   static constexpr const char* kName = "gtx480";
-  static Ref::Config config() { return make_config(15, 8, 8, true); }
+  static Ref::Config config() { return Ref::Config{15, 8, 8, true}; }
 };
 struct WideSlots {  // more KSRT entries than SMs, narrow tokens (clamping), Tanasic's two events only
   using Top = Vdss_wide_slots;
   static constexpr const char* kName = "wide_slots";
-  static Ref::Config config() { return make_config(4, 6, 4, false); }
+  static Ref::Config config() { return Ref::Config{4, 6, 4, false}; }
 };
 struct WideSms {  // more SMs than KSRT entries
   using Top = Vdss_wide_sms;
   static constexpr const char* kName = "wide_sms";
-  static Ref::Config config() { return make_config(6, 3, 4, true); }
+  static Ref::Config config() { return Ref::Config{6, 3, 4, true}; }
 };
 struct Pow2 {  // power-of-two tables: index widths without spare codes
   using Top = Vdss_pow2;
   static constexpr const char* kName = "pow2";
-  static Ref::Config config() { return make_config(16, 16, 6, true); }
+  static Ref::Config config() { return Ref::Config{16, 16, 6, true}; }
 };
 constexpr std::uint64_t kNumSets = 5;
 

@@ -23,28 +23,21 @@ namespace {
 
 using Ref = LeakyBucketReference;
 
-Ref::Config make_config(std::uint32_t kernels, std::uint32_t bits) {
-  Ref::Config c;
-  c.num_kernels = kernels;
-  c.level_bits = bits;
-  return c;
-}
-
 // Must match the -G arguments in tb/rtl/CMakeLists.txt.
 struct K4 {
   using Top = Vbucket_k4;
   static constexpr const char* kName = "k4";
-  static Ref::Config config() { return make_config(4, 24); }
+  static Ref::Config config() { return Ref::Config{4, 24}; }
 };
 struct K2Narrow {  // 8-bit levels: saturation
   using Top = Vbucket_k2_narrow;
   static constexpr const char* kName = "k2_narrow";
-  static Ref::Config config() { return make_config(2, 8); }
+  static Ref::Config config() { return Ref::Config{2, 8}; }
 };
 struct K13 {  // one bucket per KSRT entry of the K20c
   using Top = Vbucket_k13;
   static constexpr const char* kName = "k13";
-  static Ref::Config config() { return make_config(13, 16); }
+  static Ref::Config config() { return Ref::Config{13, 16}; }
 };
 constexpr std::uint64_t kNumSets = 3;
 

@@ -19,16 +19,6 @@ namespace {
 using Ref = DssReference;
 using In = Ref::Inputs;
 
-Ref::Config config(std::uint32_t sms, std::uint32_t slots, std::uint32_t bits = 8,
-                   bool preempt_starts = true) {
-  Ref::Config c;
-  c.num_sms = sms;
-  c.num_slots = slots;
-  c.token_bits = bits;
-  c.start_on_preempt_done = preempt_starts;
-  return c;
-}
-
 /// Feeds `in` (one cycle) and then clocks until the search stops; returns every decision output.
 std::vector<Ref::Outputs> feed(Ref& ref, const In& in) {
   std::vector<Ref::Outputs> decisions;
@@ -95,19 +85,19 @@ void expect_steady_state(const Ref& ref) {
 }
 
 TEST(DssReference, RejectsTokenWidthsTooNarrowForTheDebt) {
-  EXPECT_THROW(Ref(config(13, 13, 4)), std::invalid_argument);  // 4 bits: -8..7
-  EXPECT_THROW(Ref(config(0, 13)), std::invalid_argument);
-  EXPECT_THROW(Ref(config(13, 13, 40)), std::invalid_argument);
-  const Ref ref(config(13, 13, 8));
+  EXPECT_THROW(Ref(Ref::Config{13, 13, 4}), std::invalid_argument);  // 4 bits: -8..7
+  EXPECT_THROW(Ref(Ref::Config{0, 13}), std::invalid_argument);
+  EXPECT_THROW(Ref(Ref::Config{13, 13, 40}), std::invalid_argument);
+  const Ref ref(Ref::Config{13, 13, 8});
   EXPECT_EQ(ref.token_min(), -128);
   EXPECT_EQ(ref.token_max(), 127);
   EXPECT_EQ(ref.insert_min(), -115);
-  EXPECT_EQ(Ref(config(13, 20)).scan_length(), 20U);
-  EXPECT_EQ(Ref(config(20, 13)).scan_length(), 20U);
+  EXPECT_EQ(Ref(Ref::Config{13, 20}).scan_length(), 20U);
+  EXPECT_EQ(Ref(Ref::Config{20, 13}).scan_length(), 20U);
 }
 
 TEST(DssReference, SingleKernelTakesEveryIdleSmAndGoesIntoDebt) {
-  Ref ref(config(13, 13));
+  Ref ref(Ref::Config{13, 13});
   const auto decisions = feed(ref, In::kernel_insert(0, 7));
   ASSERT_EQ(decisions.size(), 13U);
   for (std::uint32_t i = 0; i < 13; ++i) {
@@ -125,7 +115,7 @@ TEST(DssReference, SingleKernelTakesEveryIdleSmAndGoesIntoDebt) {
 TEST(DssReference, EachIterationScansOneEntryPerCycleThenDecides) {
   for (const auto& [sms, slots] :
        std::vector<std::pair<std::uint32_t, std::uint32_t>>{{13, 13}, {13, 16}, {4, 2}}) {
-    Ref ref(config(sms, slots));
+    Ref ref(Ref::Config{sms, slots});
     const std::uint32_t n = std::max(sms, slots);
     Ref::Outputs out = ref.step(In::kernel_insert(0, 1));
     EXPECT_FALSE(out.busy);  // the event cycle; the search starts in the next one
@@ -151,7 +141,7 @@ TEST(DssReference, EachIterationScansOneEntryPerCycleThenDecides) {
 }
 
 TEST(DssReference, TwoKernelsSplitThirteenSmsSevenToSixAndIdleSmsGoBack) {
-  Ref ref(config(13, 13));
+  Ref ref(Ref::Config{13, 13});
   feed(ref, In::kernel_insert(0, 7));  // equal sharing of 13 SMs by 2 processes: 7 and 6
   const auto decisions = feed(ref, In::kernel_insert(1, 6));
   ASSERT_EQ(decisions.size(), 6U);
@@ -188,7 +178,7 @@ TEST(DssReference, TwoKernelsSplitThirteenSmsSevenToSixAndIdleSmsGoBack) {
 }
 
 TEST(DssReference, SmsOfAKernelWithoutThreadBlocksStayIdle) {
-  Ref ref(config(4, 4));
+  Ref ref(Ref::Config{4, 4});
   feed(ref, In::kernel_insert(0, 4));
   feed(ref, In::has_tbs(0, false));  // issued its last thread block: no search
   EXPECT_FALSE(ref.busy());
@@ -200,7 +190,7 @@ TEST(DssReference, SmsOfAKernelWithoutThreadBlocksStayIdle) {
 }
 
 TEST(DssReference, ThirdKernelReservesFromTheKernelsWithFewestTokensUntilBalanced) {
-  Ref ref(config(13, 13));
+  Ref ref(Ref::Config{13, 13});
   feed(ref, In::kernel_insert(0, 5));  // 13 SMs, 3 processes: 5, 4, 4
   feed(ref, In::kernel_insert(1, 4));
   finish_preemptions(ref);
@@ -231,7 +221,7 @@ TEST(DssReference, ReservedSmsAreNeverReservedAgain) {
   // Three kernels arrive before any preemption completes: kernel 1 holds only reserved SMs, so it
   // cannot be ksr_min, and kernel 0 gives up more SMs than its share for now.
   for (const bool preempt_starts : {false, true}) {
-    Ref ref(config(13, 13, 8, preempt_starts));
+    Ref ref(Ref::Config{13, 13, 8, preempt_starts});
     feed(ref, In::kernel_insert(0, 5));
     feed(ref, In::kernel_insert(1, 4));
     EXPECT_EQ(reserved_for(ref, 1), 6U);
@@ -258,7 +248,7 @@ TEST(DssReference, ReservedSmsAreNeverReservedAgain) {
 }
 
 TEST(DssReference, ReservationWhoseNextKernelFinishesEndsIdleAndIsReassigned) {
-  Ref ref(config(4, 4));
+  Ref ref(Ref::Config{4, 4});
   feed(ref, In::kernel_insert(0, 2));
   feed(ref, In::kernel_insert(1, 2));  // 4 SMs: reserve 2 of kernel 0's for kernel 1
   ASSERT_EQ(reserved_for(ref, 1), 2U);
@@ -282,7 +272,7 @@ TEST(DssReference, ReservationWhoseNextKernelFinishesEndsIdleAndIsReassigned) {
 }
 
 TEST(DssReference, IdleReportOfAReservedSmReturnsTheTokenToItsNextKernel) {
-  Ref ref(config(2, 2));
+  Ref ref(Ref::Config{2, 2});
   feed(ref, In::kernel_insert(0, 1));
   feed(ref, In::kernel_insert(1, 1));
   ASSERT_EQ(ref.sm(0).state, Ref::SmState::kReserved);
@@ -294,7 +284,7 @@ TEST(DssReference, IdleReportOfAReservedSmReturnsTheTokenToItsNextKernel) {
 }
 
 TEST(DssReference, OrphanSmsDoNotCountForTheNextKernelInTheirSlot) {
-  Ref ref(config(3, 3));
+  Ref ref(Ref::Config{3, 3});
   feed(ref, In::kernel_insert(0, 3));
   ASSERT_EQ(running_for(ref, 0), 3U);
   feed(ref, In::kernel_finish(0));
@@ -309,7 +299,7 @@ TEST(DssReference, OrphanSmsDoNotCountForTheNextKernelInTheirSlot) {
 }
 
 TEST(DssReference, AnEventDuringASearchRestartsTheScan) {
-  Ref ref(config(4, 4));
+  Ref ref(Ref::Config{4, 4});
   ref.step(In::kernel_insert(0, 4));
   for (int i = 0; i < 3; ++i) ref.step(In::none());
   EXPECT_EQ(ref.scan().index, 3U);
@@ -331,7 +321,7 @@ TEST(DssReference, AnEventDuringASearchRestartsTheScan) {
 }
 
 TEST(DssReference, InsertTokensAreClampedToTheTokenWidth) {
-  Ref ref(config(13, 13, 8));
+  Ref ref(Ref::Config{13, 13, 8});
   ref.step(In::kernel_insert(0, 1000));
   ref.step(In::kernel_insert(1, -1000));
   EXPECT_EQ(ref.slot(0).tokens, 127);
@@ -342,7 +332,7 @@ TEST(DssReference, InsertTokensAreClampedToTheTokenWidth) {
 }
 
 TEST(DssReference, ProtocolViolationsThrowAndChangeNothing) {
-  Ref ref(config(2, 2));
+  Ref ref(Ref::Config{2, 2});
   EXPECT_THROW(ref.step(In::kernel_insert(2, 1)), std::invalid_argument);
   EXPECT_THROW(ref.step(In::kernel_finish(0)), std::invalid_argument);
   EXPECT_THROW(ref.step(In::has_tbs(1, true)), std::invalid_argument);
@@ -441,7 +431,7 @@ TEST(DssReference, RandomEventsConserveTokensAndNeverDecideTwice) {
   std::uint64_t seed = 1;
   for (const auto& [sms, slots] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
            {13, 13}, {13, 13}, {4, 8}, {8, 3}, {1, 1}, {15, 15}}) {
-    Ref::Config c = config(sms, slots, sms == 15 ? 5 : 8, seed % 2 == 1);
+    Ref::Config c = Ref::Config{sms, slots, sms == 15 ? 5U : 8U, seed % 2 == 1};
     SCOPED_TRACE("sms " + std::to_string(sms) + " slots " + std::to_string(slots));
     random_run(c, seed++, 20000);
   }

@@ -17,12 +17,7 @@ namespace {
 
 using Ref = LeakyBucketReference;
 
-Ref make(std::uint32_t kernels, std::uint32_t bits = 24) {
-  Ref::Config c;
-  c.num_kernels = kernels;
-  c.level_bits = bits;
-  return Ref(c);
-}
+Ref make(std::uint32_t kernels, std::uint32_t bits = 24) { return Ref(Ref::Config{kernels, bits}); }
 
 /// Configures rate = share, capacity = sum of shares, then returns `grants` grants in order.
 std::vector<std::uint32_t> interleave(const std::vector<std::uint32_t>& shares, std::size_t grants) {
