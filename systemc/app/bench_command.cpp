@@ -72,33 +72,36 @@ Workload bench_workload(std::uint64_t tbs, std::uint32_t processes) {
 
 }  // namespace
 
+/// --tbs range: enough thread blocks to measure, and at most a few minutes of simulation.
+constexpr std::uint64_t kMinBenchTbs = 1000;
+constexpr std::uint64_t kMaxBenchTbs = 100'000'000;
+
 int bench_command(const std::vector<std::string>& args) {
   po::options_description options("gpumux bench options");
-  std::uint64_t tbs = 4'000'000;
+  std::string tbs_text = "4000000";
   std::string gpu_path = config_dir() + "/gpus/hopper-h100-like.yaml";
   std::string policy = "fcfs";
   std::string preemption = "context-switch";
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
-      "tbs", po::value(&tbs)->default_value(tbs), "thread blocks to simulate")(
+      "tbs", po::value(&tbs_text)->default_value(tbs_text), "thread blocks to simulate, 1000 to 100000000")(
       "gpu", po::value(&gpu_path)->default_value(gpu_path), "GPU config")(
       "policy", po::value(&policy)->default_value(policy), "policy")(
       "preemption", po::value(&preemption)->default_value(preemption), "context-switch or drain");
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(options).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(args).options(options).run();
+    po::store(parsed, vm);
     po::notify(vm);
+    reject_positional_arguments("bench", parsed);
   } catch (const po::error& e) {
     std::cerr << "gpumux bench: " << e.what() << '\n';
     return kExitBadInput;
   }
   if (vm.count("help") != 0U) {
-    std::cout << "usage: gpumux bench [--json] [--tbs N]\n\n" << options << '\n';
+    std::cout << "usage: gpumux bench [--json] [--tbs N] [--gpu FILE] [--policy NAME]\n\n" << options << '\n';
     return kExitOk;
   }
-  if (tbs < 1000) {
-    std::cerr << "gpumux bench: --tbs must be at least 1000\n";
-    return kExitBadInput;
-  }
+  const std::uint64_t tbs = parse_integer_option("--tbs", tbs_text, kMinBenchTbs, kMaxBenchTbs);
   SimulationSpec spec;
   spec.gpu = load_gpu_config(gpu_path);
   spec.workload = bench_workload(tbs, 8);

@@ -2,12 +2,18 @@
 // The gpumux subcommands. Each returns the process exit code (0 ok, 1 internal error or invariant
 // violation, 2 bad input or usage) and reports errors itself on stderr.
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include <boost/program_options/parsers.hpp>
 
 #include "policy/registry.h"
 
 namespace gpumux {
+
+/// Largest --jobs: simulations run in parallel, each a process of its own.
+inline constexpr std::uint64_t kMaxJobs = 1024;
 
 int run_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
@@ -22,5 +28,28 @@ int experiment_command(const std::vector<std::string>& args);
 
 /// Directory holding gpus/, kernels/, workloads/: $GPUMUX_CONFIG_DIR, else the source tree's configs/.
 [[nodiscard]] std::string config_dir();
+
+/// The value of integer option `option` (e.g. "--jobs"): decimal digits only, from `min` to `max`;
+/// InputError naming the option and its range otherwise. (Boost.program_options would read "-5"
+/// into an unsigned type by wrapping it to a huge value, so options are read as text.)
+[[nodiscard]] std::uint64_t parse_integer_option(const std::string& option, const std::string& text,
+                                                 std::uint64_t min, std::uint64_t max);
+
+/// InputError naming the first positional argument of `parsed` that no option took ("gpumux run
+/// foo"): Boost.program_options would silently drop it.
+void reject_positional_arguments(const std::string& command,
+                                 const boost::program_options::parsed_options& parsed);
+
+/// Before simulating: creates output directory `dir` (and its parents) when missing and checks a
+/// file can be written in it; InputError naming `option` and the path otherwise.
+void prepare_output_dir(const std::string& option, const std::string& dir);
+
+/// Before simulating: `path` (of --vcd, --timeline) is not a directory, its directory is created
+/// when missing and a file can be written in it; InputError naming `option` and the path otherwise.
+void prepare_output_file(const std::string& option, const std::string& path);
+
+/// out/<workload name>, gpumux run's default --out; InputError when the name would leave out/
+/// (empty, ".", "..", or containing '/' or '\\').
+[[nodiscard]] std::string default_output_dir(const std::string& workload_name);
 
 }  // namespace gpumux

@@ -243,6 +243,7 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
         iso.jobs = options.jobs;
         iso.use_cache = options.use_cache;
         iso.cache_dir = options.cache_dir;
+        iso.wall_timeout_s = options.wall_timeout_s;
         isolated[s].push_back(isolated_baselines(grid.gpu, group, iso));
         done += group.processes.size();
         progress.update(done, double(done));

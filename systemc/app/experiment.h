@@ -10,6 +10,7 @@
 
 #include "app/experiment_analysis.h"
 #include "config/experiment_loader.h"
+#include "top/simulation.h"
 
 namespace gpumux {
 
@@ -23,10 +24,10 @@ void validate_experiment(const ExperimentConfig& config, const ExpandedExperimen
 
 struct ExperimentOptions {
   unsigned jobs = 1;
-  bool use_cache = true;        ///< isolated baselines from the on-disk cache (see isolated_baselines.h)
-  std::string cache_dir;        ///< empty: the default cache folder
-  bool progress = false;        ///< progress line on stderr
-  unsigned wall_timeout_s = 0;  ///< per simulation; 0: none
+  bool use_cache = true;  ///< isolated baselines from the on-disk cache (see isolated_baselines.h)
+  std::string cache_dir;  ///< empty: the default cache folder
+  bool progress = false;  ///< progress line on stderr
+  unsigned wall_timeout_s = kDefaultWallTimeoutS;  ///< per simulation, baselines included; 0: none
 };
 
 /// Simulates the grid and returns every outcome (metrics of each simulation). Throws

@@ -3,9 +3,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -58,43 +58,61 @@ int experiment_command(const std::vector<std::string>& args) {
   po::options_description options("gpumux experiment options");
   std::string file;
   std::string out_dir;
-  unsigned jobs = std::max(1U, std::thread::hardware_concurrency());
-  unsigned timeout = 0;
-  options.add_options()("help,h", "show this help")("file", po::value(&file)->required(),
+  std::string jobs_text = std::to_string(std::max(1U, std::thread::hardware_concurrency()));
+  std::string timeout_text = std::to_string(kDefaultWallTimeoutS);
+  options.add_options()("help,h", "show this help")("file", po::value(&file),
                                                     "experiment (configs/experiments/*.yaml)")(
       "out", po::value(&out_dir),
       "output directory for report.md and report.json (required unless --dry-run)")(
-      "jobs,j", po::value(&jobs), "simulations run in parallel (default: cores)")(
+      "jobs,j", po::value(&jobs_text), "simulations run in parallel, 1 to 1024 (default: cores)")(
       "no-cache", "always re-simulate isolated baselines")(
       "dry-run", "check the file, list the grid and the report rows; simulate nothing")(
-      "timeout", po::value(&timeout), "wall-clock limit per simulation in seconds (default: none)")(
+      "timeout", po::value(&timeout_text)->default_value(timeout_text),
+      "wall-clock limit per simulation in seconds, isolated baselines included; 0: none")(
       "quiet,q", "print nothing but errors");
-  po::positional_options_description positional;
-  positional.add("file", 1);
   po::variables_map vm;
+  std::uint64_t jobs = 1;
+  std::uint64_t timeout = 0;
   try {
-    po::store(po::command_line_parser(args).options(options).positional(positional).run(), vm);
+    po::parsed_options parsed = po::command_line_parser(args).options(options).run();
+    // The first positional argument is FILE; any other is an error (reject_positional_arguments).
+    for (auto it = parsed.options.begin(); it != parsed.options.end(); ++it) {
+      if (it->position_key < 0 || !it->string_key.empty()) continue;
+      if (file.empty() && std::none_of(parsed.options.begin(), parsed.options.end(),
+                                       [](const po::option& o) { return o.string_key == "file"; })) {
+        file = it->value.empty() ? "" : it->value.front();
+        parsed.options.erase(it);
+      }
+      break;
+    }
+    po::store(parsed, vm);
     if (vm.count("help") != 0U) {
       std::cout << "usage: gpumux experiment FILE --out DIR [options]\n\n" << options << '\n';
       return kExitOk;
     }
     po::notify(vm);
+    reject_positional_arguments("experiment", parsed);
+    if (file.empty()) throw po::error("the experiment FILE is missing");
     if (out_dir.empty() && vm.count("dry-run") == 0U) {
       throw po::error("the option '--out' is required but missing");
     }
+    jobs = parse_integer_option("--jobs", jobs_text, 1, kMaxJobs);
+    timeout = parse_integer_option("--timeout", timeout_text, 0, kMaxWallTimeoutS);
   } catch (const po::error& e) {
     std::cerr << "gpumux experiment: " << e.what() << "\n(see gpumux experiment --help)\n";
     return kExitBadInput;
+  } catch (const InputError& e) {
+    std::cerr << "gpumux: error: " << e.what() << '\n';
+    return kExitBadInput;
   }
   const bool quiet = vm.count("quiet") != 0U;
-  if (jobs == 0) jobs = 1;
 
   try {
     const auto wall_start = std::chrono::steady_clock::now();
     const ExperimentConfig config = load_experiment(file);
     const ExpandedExperiment grid = expand_experiment(config);
     validate_experiment(config, grid);
-    if (!quiet) std::cout << plan_text(config, grid, jobs) << std::flush;
+    if (!quiet) std::cout << plan_text(config, grid, static_cast<unsigned>(jobs)) << std::flush;
 
     if (vm.count("dry-run") != 0U) {
       ExperimentResults dry;
@@ -112,15 +130,13 @@ int experiment_command(const std::vector<std::string>& args) {
       return kExitOk;
     }
 
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    if (ec) throw InputError("cannot create output directory '" + out_dir + "': " + ec.message());
+    prepare_output_dir("--out", out_dir);  // before anything is simulated
 
     ExperimentOptions run_options;
-    run_options.jobs = jobs;
+    run_options.jobs = static_cast<unsigned>(jobs);
     run_options.use_cache = vm.count("no-cache") == 0U;
     run_options.progress = !quiet && isatty(STDERR_FILENO) != 0;
-    run_options.wall_timeout_s = timeout;
+    run_options.wall_timeout_s = static_cast<unsigned>(timeout);
     const ExperimentResults results = run_experiment(config, grid, run_options);
     const std::vector<ReportRow> rows = experiment_rows(results);
 

@@ -137,6 +137,7 @@ std::vector<RunResult> isolated_baselines(const GpuConfig& gpu, const Workload& 
     spec.workload = std::move(alone);
     spec.policy = "fcfs";
     spec.seed = options.seed;
+    spec.wall_timeout_s = options.wall_timeout_s;
     missing.push_back(std::move(spec));
     missing_index.push_back(p);
   }

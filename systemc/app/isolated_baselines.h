@@ -10,6 +10,7 @@
 #include "core/gpu_config.h"
 #include "core/workload.h"
 #include "metrics/run_result.h"
+#include "top/simulation.h"
 
 namespace gpumux {
 
@@ -17,6 +18,7 @@ struct IsolatedOptions {
   std::uint64_t seed = 1;
   unsigned jobs = 1;
   bool use_cache = true;
+  unsigned wall_timeout_s = kDefaultWallTimeoutS;  ///< per baseline simulation; 0: none
   std::string cache_dir;  ///< empty: $GPUMUX_CACHE_DIR, else $XDG_CACHE_HOME/gpumux, else ~/.cache/gpumux
 };
 

@@ -18,13 +18,14 @@ constexpr const char* kUsage = R"(gpumux - a SystemC/TLM-2.0 model of multiprogr
 usage:
   gpumux run --gpu FILE --workload FILE [--policy NAME] [--policy-opt KEY=VALUE]
              [--preemption context-switch|drain] [--seed N] [--out DIR]
-             [--vcd FILE] [--timeline FILE] [--jobs N] [--no-cache] [--quiet]
-  gpumux experiment FILE --out DIR [--jobs N] [--dry-run] [--no-cache] [--quiet]
+             [--vcd FILE] [--timeline FILE] [--jobs N] [--timeout S] [--no-cache] [--quiet]
+  gpumux experiment FILE --out DIR [--jobs N] [--timeout S] [--dry-run] [--no-cache] [--quiet]
   gpumux list policies|gpus|kernels [--gpu FILE]
-  gpumux bench [--json] [--tbs N]
+  gpumux bench [--json] [--tbs N] [--gpu FILE] [--policy NAME] [--preemption M]
   gpumux --help | --version
 
-exit codes: 0 success, 1 internal error or invariant violation, 2 bad input or usage
+every simulation has a wall-clock limit: --timeout S, default 3600 s, 0 none
+exit codes: 0 success, 1 internal error, invariant violation or timeout, 2 bad input or usage
 docs: docs/user-guide.md, docs/config.md
 )";
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <thread>
 
 #include <boost/program_options.hpp>
@@ -41,6 +42,18 @@ PreemptionMechanism parse_preemption(const std::string& text) {
   throw InputError("--preemption must be context-switch or drain, not '" + text + "'");
 }
 
+namespace {
+
+/// The file SystemC writes for --vcd FILE: FILE, with .vcd appended when it does not end in it.
+std::string vcd_file_name(const std::string& path) {
+  const std::string suffix = ".vcd";
+  const bool has_suffix =
+      path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return has_suffix ? path : path + suffix;
+}
+
+}  // namespace
+
 int run_command(const std::vector<std::string>& args) {
   po::options_description options("gpumux run options");
   std::string gpu_path;
@@ -48,11 +61,12 @@ int run_command(const std::vector<std::string>& args) {
   std::string policy = "fcfs";
   std::string preemption = "context-switch";
   std::vector<std::string> policy_opts;
-  std::uint64_t seed = 1;
+  std::string seed_text = "1";
   std::string out_dir;
   std::string vcd;
   std::string timeline;
-  unsigned jobs = std::max(1U, std::thread::hardware_concurrency());
+  std::string jobs_text = std::to_string(std::max(1U, std::thread::hardware_concurrency()));
+  std::string timeout_text = std::to_string(kDefaultWallTimeoutS);
   options.add_options()("help,h", "show this help")("gpu", po::value(&gpu_path)->required(),
                                                     "GPU config (configs/gpus/*.yaml)")(
       "workload", po::value(&workload_path)->required(), "workload (configs/workloads/*.yaml)")(
@@ -62,41 +76,55 @@ int run_command(const std::vector<std::string>& args) {
       "policy option KEY=VALUE (repeatable), e.g. access=exclusive")(
       "preemption", po::value(&preemption)->default_value("context-switch"),
       "how policies that preempt take an SM: context-switch or drain (Tanasic 3.2)")(
-      "seed", po::value(&seed)->default_value(1), "random seed (same inputs and seed => identical stats)")(
+      "seed", po::value(&seed_text)->default_value(seed_text),
+      "random seed, 0 to 2^64-1 (same inputs and seed => identical stats)")(
       "out", po::value(&out_dir), "output directory for stats.json (default out/<workload name>)")(
       "vcd", po::value(&vcd), "write a VCD waveform (GTKWave) of SM states, queues and memory load")(
       "timeline", po::value(&timeline), "write a Chrome/Perfetto trace JSON (one track per SM)")(
-      "jobs,j", po::value(&jobs), "isolated baselines simulated in parallel (default: cores)")(
+      "jobs,j", po::value(&jobs_text),
+      "isolated baselines simulated in parallel, 1 to 1024 (default: cores)")(
+      "timeout", po::value(&timeout_text)->default_value(timeout_text),
+      "wall-clock limit per simulation in seconds, baselines included; 0: none")(
       "no-cache", "always re-simulate isolated baselines")("quiet,q", "print nothing but errors");
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(options).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(args).options(options).run();
+    po::store(parsed, vm);
     if (vm.count("help") != 0U) {
       std::cout << "usage: gpumux run --gpu FILE --workload FILE [options]\n\n" << options << '\n';
       return kExitOk;
     }
     po::notify(vm);
+    reject_positional_arguments("run", parsed);
   } catch (const po::error& e) {
     std::cerr << "gpumux run: " << e.what() << "\n(see gpumux run --help)\n";
     return kExitBadInput;
   }
   const bool quiet = vm.count("quiet") != 0U;
 
-  (void)parse_preemption(preemption);  // usage errors before any work
+  // Usage errors before any work.
+  const std::uint64_t seed =
+      parse_integer_option("--seed", seed_text, 0, std::numeric_limits<std::uint64_t>::max());
+  const auto jobs = static_cast<unsigned>(parse_integer_option("--jobs", jobs_text, 1, kMaxJobs));
+  const auto timeout =
+      static_cast<unsigned>(parse_integer_option("--timeout", timeout_text, 0, kMaxWallTimeoutS));
+  (void)parse_preemption(preemption);
   const GpuConfig gpu = load_gpu_config(gpu_path);
   const Workload workload = load_workload(workload_path, gpu);
   const PolicyOptions policy_options = parse_policy_options(policy_opts);
   (void)create_policy(policy,
                       policy_options);  // unknown policy or option: InputError before any simulation
-  if (out_dir.empty()) out_dir = "out/" + workload.name;
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) throw InputError("cannot create output directory '" + out_dir + "': " + ec.message());
+  // Every output path is usable before anything is simulated.
+  if (out_dir.empty()) out_dir = default_output_dir(workload.name);
+  prepare_output_dir("--out", out_dir);
+  if (!vcd.empty()) prepare_output_file("--vcd", vcd_file_name(vcd));
+  if (!timeline.empty()) prepare_output_file("--timeline", timeline);
 
   IsolatedOptions iso;
   iso.seed = seed;
   iso.jobs = jobs;
   iso.use_cache = vm.count("no-cache") == 0U;
+  iso.wall_timeout_s = timeout;
   const std::vector<RunResult> isolated = isolated_baselines(gpu, workload, iso);
 
   SimulationSpec spec;
@@ -109,6 +137,7 @@ int run_command(const std::vector<std::string>& args) {
   spec.vcd_path = vcd;
   spec.timeline_path = timeline;
   spec.progress = !quiet && isatty(STDERR_FILENO) != 0;
+  spec.wall_timeout_s = timeout;
   const RunResult result = simulate(spec);
 
   const RunReport report = make_report(gpu, workload, result, isolated);
@@ -118,7 +147,7 @@ int run_command(const std::vector<std::string>& args) {
   if (!quiet) {
     print_summary(std::cout, report);
     std::cout << "\n  stats:    " << stats_path << '\n';
-    if (!vcd.empty()) std::cout << "  vcd:      " << vcd << '\n';
+    if (!vcd.empty()) std::cout << "  vcd:      " << vcd_file_name(vcd) << '\n';
     if (!timeline.empty()) std::cout << "  timeline: " << timeline << '\n';
   }
   return kExitOk;

@@ -1,15 +1,17 @@
 #include "top/simulation.h"
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <unistd.h>
+#include <cerrno>
 #include <csignal>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -23,6 +25,24 @@
 
 namespace gpumux {
 namespace {
+
+/// Child side, for the SIGALRM handler: where the result goes and where the simulation is. Written
+/// by the child's own thread, read by the handler that interrupts it (hence volatile).
+volatile int g_result_fd = -1;
+const sc_core::sc_simcontext* volatile g_context = nullptr;
+const SmDriver* volatile g_driver = nullptr;
+
+/// Shows the running simulation to the SIGALRM handler while it lives (declare it after the system).
+class WatchdogView {
+ public:
+  explicit WatchdogView(const SmDriver& driver) {
+    g_context = sc_core::sc_get_curr_simcontext();
+    g_driver = &driver;
+  }
+  ~WatchdogView() { g_driver = nullptr; }
+  WatchdogView(const WatchdogView&) = delete;
+  WatchdogView& operator=(const WatchdogView&) = delete;
+};
 
 std::string strip_vcd_suffix(const std::string& path) {
   const std::string suffix = ".vcd";
@@ -62,6 +82,7 @@ RunResult simulate_in_this_process(const SimulationSpec& spec) {
   auto system =
       std::make_unique<GpuSystem>("gpu", spec, [&] { progress.tick(system_ptr->engine().driver()); });
   system_ptr = system.get();
+  const WatchdogView watchdog_view(system->engine().driver());  // for the wall-clock limit's report
 
   TimelineRecorder timeline;
   if (!spec.timeline_path.empty()) {
@@ -107,9 +128,73 @@ RunResult simulate_in_this_process(const SimulationSpec& spec) {
 
 namespace {
 
-/// Child side: run `work`, write {"ok":true,"result":...} or {"ok":false,"error":...} to `path`,
+// ---------------------------------------------------------------------------------------------------
+// Child processes. Each child returns its result through a temporary file that is unlinked right
+// after mkstemp (the parent keeps the descriptor and the child inherits it), dies with its parent
+// (PR_SET_PDEATHSIG) and stops itself at its wall-clock limit (SIGALRM) with a record of how far it
+// got.
+
+/// Writes `value` in decimal ending just before `end`; returns the first character.
+char* format_decimal(char* end, std::uint64_t value) {
+  do {
+    *--end = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  return end;
+}
+
+/// SIGALRM in a child: the wall-clock limit ran out. Writes {"ok":false,"timeout":true,...} with
+/// the simulated time and thread blocks reached, then exits. Async-signal-safe: no allocation, no
+/// locks, only pwrite and _exit (the simulation is interrupted on this thread, so what it reads is
+/// not being written).
+void on_wall_timeout(int /*signal*/) {
+  char text[192];
+  std::size_t n = 0;
+  auto append = [&](const char* from, const char* to) {
+    while (from != to && n < sizeof text) text[n++] = *from++;
+  };
+  auto append_text = [&](const char* t) {
+    const char* end = t;
+    while (*end != '\0') ++end;
+    append(t, end);
+  };
+  char digits[24];
+  char* const digits_end = digits + sizeof digits;
+  append_text("{\"ok\":false,\"timeout\":true");
+  if (g_context != nullptr) {
+    append_text(",\"simulated_ps\":");
+    append(format_decimal(digits_end, g_context->time_stamp().value()), digits_end);
+  }
+  if (g_driver != nullptr) {
+    append_text(",\"tbs_completed\":");
+    append(format_decimal(digits_end, g_driver->tbs_completed()), digits_end);
+  }
+  append_text("}");
+  if (g_result_fd >= 0) (void)!pwrite(g_result_fd, text, n, 0);
+  _exit(kExitInternal);
+}
+
+void write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the parent reports a result it cannot parse
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+/// Child side: run `work`, write {"ok":true,"result":...} or {"ok":false,"error":...} to `fd`,
 /// never return.
-[[noreturn]] void run_child(const std::function<nlohmann::json()>& work, const std::string& path) {
+[[noreturn]] void run_child(const std::function<nlohmann::json()>& work, int fd, unsigned wall_timeout_s) {
+  g_result_fd = fd;
+  if (wall_timeout_s > 0) {
+    struct sigaction action {};
+    action.sa_handler = on_wall_timeout;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGALRM, &action, nullptr);
+    alarm(wall_timeout_s);
+  }
   nlohmann::json out;
   int code = kExitOk;
   try {
@@ -126,78 +211,137 @@ namespace {
     out = {{"ok", false}, {"error", e.what()}};
     code = kExitInternal;
   }
-  {
-    std::ofstream file(path);
-    file << out.dump();
-  }
+  const std::string text = out.dump();
+  alarm(0);  // done: the handler must not overwrite the result
+  write_all(fd, text);
   std::fflush(stdout);
   std::fflush(stderr);
   _exit(code);  // skip SystemC's static teardown: this process simulated once and is done
 }
 
+struct ChildWork {
+  std::function<nlohmann::json()> work;
+  std::string label;  ///< names the simulation in messages; empty: none
+  unsigned wall_timeout_s = 0;
+};
+
 struct Child {
   pid_t pid = -1;
-  std::string path;
+  int fd = -1;  ///< the unlinked result file
   std::size_t slot = 0;
 };
 
-Child start_child(const std::function<nlohmann::json()>& work, std::size_t slot) {
-  char tmpl[] = "/tmp/gpumux-sim-XXXXXX";
-  const int fd = mkstemp(tmpl);
-  if (fd < 0) throw SimulationFailed("cannot create a temporary file for a simulation result");
-  close(fd);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  if (pid < 0) throw SimulationFailed("fork failed");
-  if (pid == 0) run_child(work, tmpl);
-  return Child{pid, tmpl, slot};
+std::string temp_dir() {
+  const char* dir = std::getenv("TMPDIR");
+  return dir != nullptr && *dir != '\0' ? dir : "/tmp";
 }
 
-nlohmann::json finish_child(const Child& child, int status) {
-  std::ifstream file(child.path);
-  std::stringstream text;
-  text << file.rdbuf();
-  std::remove(child.path.c_str());
+Child start_child(const ChildWork& work, std::size_t slot) {
+  std::string path = temp_dir() + "/gpumux-sim-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) {
+    throw SimulationFailed("cannot create a temporary file for a simulation result in '" + temp_dir() +
+                           "' ($TMPDIR): " + std::strerror(errno));
+  }
+  unlink(path.c_str());  // nothing is left behind, however this process or the child ends
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int error = errno;
+    close(fd);
+    throw SimulationFailed(std::string("fork failed: ") + std::strerror(error));
+  }
+  if (pid == 0) {
+    // Die with the parent; if it is already gone (it died before prctl), the signal never comes.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(kExitInternal);
+    run_child(work.work, fd, work.wall_timeout_s);
+  }
+  return Child{pid, fd, slot};
+}
+
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[65536];
+  off_t offset = 0;
+  while (true) {
+    const ssize_t n = pread(fd, buffer, sizeof buffer, offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    offset += n;
+  }
+  return text;
+}
+
+std::string with_label(const ChildWork& work, const std::string& message) {
+  return work.label.empty() ? message : work.label + ": " + message;
+}
+
+nlohmann::json finish_child(const Child& child, const ChildWork& work, int status) {
+  const std::string text = read_all(child.fd);
+  close(child.fd);
   nlohmann::json out;
   try {
-    out = nlohmann::json::parse(text.str());
+    out = nlohmann::json::parse(text);
   } catch (const std::exception&) {
-    std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
-                                          : "exit code " + std::to_string(WEXITSTATUS(status));
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-      why = "no progress: the wall-clock limit ran out while the workload had not finished (livelock?)";
+    const std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                                : "exit code " + std::to_string(WEXITSTATUS(status));
+    throw SimulationFailed(with_label(work, "simulation process died without a result (" + why + ")"));
+  }
+  if (out.value("timeout", false)) {
+    std::ostringstream msg;
+    msg << "no result within the wall-clock limit of " << work.wall_timeout_s << " s (--timeout "
+        << work.wall_timeout_s << ")";
+    if (out.contains("simulated_ps")) {
+      msg << "; stopped at " << ns_from_ps(out["simulated_ps"].get<TimePs>()) / 1e6 << " ms simulated";
     }
-    throw SimulationFailed("simulation process died without a result (" + why + ")");
+    if (out.contains("tbs_completed")) {
+      msg << ", " << out["tbs_completed"].get<std::uint64_t>() << " thread blocks done";
+    }
+    msg << ". A livelock, or a run longer than the limit: raise it with --timeout S (0: no limit)";
+    throw SimulationFailed(with_label(work, msg.str()));
   }
   if (!out.value("ok", false)) {
     const std::string error = out.value("error", std::string("unknown failure"));
     if (out.value("input_error", false)) throw InputError(error);
-    throw SimulationFailed(error);
+    throw SimulationFailed(with_label(work, error));
   }
   return out.at("result");
 }
 
-std::vector<nlohmann::json> run_all_in_children(const std::vector<std::function<nlohmann::json()>>& work,
-                                                unsigned jobs) {
+std::vector<nlohmann::json> run_all_in_children(const std::vector<ChildWork>& work, unsigned jobs) {
   if (jobs == 0) jobs = 1;
   std::vector<nlohmann::json> results(work.size());
   std::vector<Child> running;
   std::size_t next = 0;
-  std::exception_ptr failure;  // the first failure; the other children are still reaped
+  std::exception_ptr failure;  // the first failure; the other children are stopped and reaped
   while (next < work.size() || !running.empty()) {
     while (!failure && next < work.size() && running.size() < jobs) {
-      running.push_back(start_child(work[next], next));
+      try {
+        running.push_back(start_child(work[next], next));
+      } catch (const std::exception&) {
+        failure = std::current_exception();
+        break;
+      }
       ++next;
+    }
+    if (failure) {
+      for (const Child& c : running) kill(c.pid, SIGKILL);
     }
     if (running.empty()) break;
     int status = 0;
     const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) throw SimulationFailed("waitpid failed");
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      throw SimulationFailed(std::string("waitpid failed: ") + std::strerror(errno));
+    }
     for (auto it = running.begin(); it != running.end(); ++it) {
       if (it->pid != pid) continue;
       try {
-        results[it->slot] = finish_child(*it, status);
+        results[it->slot] = finish_child(*it, work[it->slot], status);
       } catch (const std::exception&) {
         if (!failure) failure = std::current_exception();
       }
@@ -211,20 +355,31 @@ std::vector<nlohmann::json> run_all_in_children(const std::vector<std::function<
 
 }  // namespace
 
-nlohmann::json run_in_child(const std::function<nlohmann::json()>& work) {
-  return run_all_in_children({work}, 1).front();
+std::string describe_simulation(const SimulationSpec& spec) {
+  std::string text = "workload '" + spec.workload.name + "', policy " + spec.policy;
+  if (!spec.policy_options.empty()) {
+    std::string options;
+    for (const auto& [key, value] : spec.policy_options) {
+      options += (options.empty() ? "" : ", ") + key + "=" + value;
+    }
+    text += " (" + options + ")";
+  }
+  if (spec.preemption == PreemptionMechanism::kDrain) text += ", preemption drain";
+  return text + ", seed " + std::to_string(spec.seed);
+}
+
+nlohmann::json run_in_child(const std::function<nlohmann::json()>& work, unsigned wall_timeout_s) {
+  return run_all_in_children({ChildWork{work, "", wall_timeout_s}}, 1).front();
 }
 
 RunResult simulate(const SimulationSpec& spec) { return simulate_all({spec}, 1).front(); }
 
 std::vector<RunResult> simulate_all(const std::vector<SimulationSpec>& specs, unsigned jobs) {
-  std::vector<std::function<nlohmann::json()>> work;
+  std::vector<ChildWork> work;
   work.reserve(specs.size());
   for (const SimulationSpec& spec : specs) {
-    work.emplace_back([&spec] {
-      if (spec.wall_timeout_s > 0) alarm(spec.wall_timeout_s);  // SIGALRM ends a livelocked child
-      return nlohmann::json(simulate_in_this_process(spec));
-    });
+    work.push_back(ChildWork{[&spec] { return nlohmann::json(simulate_in_this_process(spec)); },
+                             describe_simulation(spec), spec.wall_timeout_s});
   }
   std::vector<RunResult> results;
   for (const auto& j : run_all_in_children(work, jobs)) results.push_back(j.get<RunResult>());

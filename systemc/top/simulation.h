@@ -19,6 +19,12 @@
 
 namespace gpumux {
 
+/// Default wall-clock limit of every child simulation, in seconds (one hour): `gpumux run` and its
+/// isolated baselines, experiment runs and experiment baselines. `--timeout S` changes it, 0: none.
+inline constexpr unsigned kDefaultWallTimeoutS = 3600;
+/// Largest accepted `--timeout`, in seconds (one week).
+inline constexpr unsigned kMaxWallTimeoutS = 7U * 24U * 3600U;
+
 struct SimulationSpec {
   GpuConfig gpu;
   Workload workload;
@@ -30,8 +36,9 @@ struct SimulationSpec {
   std::string timeline_path;  ///< empty: no timeline
   bool progress = false;      ///< progress line on stderr
   /// Wall-clock limit in seconds (0: none). A simulation that exceeds it (a livelock: events keep
-  /// coming but the workload never finishes) is killed and reported as failed.
-  unsigned wall_timeout_s = 0;
+  /// coming but the workload never finishes) is stopped and reported as failed, naming the workload,
+  /// policy, seed, the limit and the simulated time it reached.
+  unsigned wall_timeout_s = kDefaultWallTimeoutS;
 };
 
 /// Thrown in the parent when a simulation child failed (invariant violation, stuck run, crash).
@@ -47,10 +54,20 @@ class SimulationFailed : public std::runtime_error {
 [[nodiscard]] RunResult simulate(const SimulationSpec& spec);
 
 /// Runs `work` in a forked child process and returns the JSON it produced. For anything that
-/// elaborates SystemC (simulations, the bare-kernel benchmark loop). Throws SimulationFailed.
-[[nodiscard]] nlohmann::json run_in_child(const std::function<nlohmann::json()>& work);
+/// elaborates SystemC (simulations, the bare-kernel benchmark loop). Throws SimulationFailed, also
+/// when the child runs longer than `wall_timeout_s` seconds of wall-clock time (0: no limit).
+///
+/// Every child dies with its parent (PR_SET_PDEATHSIG: SIGKILL when the parent exits or is killed,
+/// by SIGKILL, SIGTERM or SIGINT alike) and leaves no file behind: it returns its result through a
+/// temporary file in $TMPDIR (default /tmp) that is unlinked as soon as it is created.
+[[nodiscard]] nlohmann::json run_in_child(const std::function<nlohmann::json()>& work,
+                                          unsigned wall_timeout_s = kDefaultWallTimeoutS);
 
-/// Runs several simulations, at most `jobs` children at a time; results in input order.
+/// "workload 'NAME', policy P (options), preemption drain, seed S": names a simulation in messages.
+[[nodiscard]] std::string describe_simulation(const SimulationSpec& spec);
+
+/// Runs several simulations, at most `jobs` children at a time; results in input order. The first
+/// failure (named by describe_simulation) stops the other running children and is thrown.
 [[nodiscard]] std::vector<RunResult> simulate_all(const std::vector<SimulationSpec>& specs, unsigned jobs);
 
 }  // namespace gpumux

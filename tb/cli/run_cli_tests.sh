@@ -190,5 +190,166 @@ check run-dss-cs 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads
   --policy dss --out "$work/dss" --quiet
 check dss-preemptions-listed 0 python3 -c "import json; s=json.load(open('$work/dss/stats.json')); assert len(s['preemptions'])>0 and s['preemptions'][0]['mechanism']=='context-switch'"
 
+# Bad command-line input: exit 2, naming the option and its range, before any simulation.
+check seed-negative 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --seed -1 --out "$work/n"
+expect_text seed-negative-msg "$work/err" "--seed must be an integer from 0 to 18446744073709551615, not '-1'"
+check seed-too-big 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --seed 18446744073709551616 --out "$work/n"
+expect_text seed-too-big-msg "$work/err" "--seed must be an integer from 0 to"
+check jobs-negative 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --jobs -2 --out "$work/n"
+expect_text jobs-negative-msg "$work/err" "--jobs must be an integer from 1 to 1024, not '-2'"
+check jobs-zero 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --jobs 0 --out "$work/n"
+expect_text jobs-zero-msg "$work/err" "--jobs must be an integer from 1 to 1024, not '0'"
+check jobs-text 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --jobs two --out "$work/n"
+expect_text jobs-text-msg "$work/err" "--jobs must be an integer from 1 to 1024, not 'two'"
+check timeout-negative 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --timeout -5 --out "$work/n"
+expect_text timeout-negative-msg "$work/err" "--timeout must be an integer from 0 to 604800, not '-5'"
+check timeout-too-big 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --timeout 604801 --out "$work/n"
+expect_text timeout-too-big-msg "$work/err" "--timeout must be an integer from 0 to 604800"
+check bench-tbs-negative 2 "$gpumux" bench --tbs -5
+expect_text bench-tbs-negative-msg "$work/err" "--tbs must be an integer from 1000 to 100000000, not '-5'"
+check bench-tbs-too-big 2 "$gpumux" bench --tbs 100000001
+expect_text bench-tbs-too-big-msg "$work/err" "--tbs must be an integer from 1000 to 100000000"
+check bench-tbs-too-small 2 "$gpumux" bench --tbs 999
+check experiment-jobs-negative 2 "$gpumux" experiment "$src/configs/experiments/smoke.yaml" --out "$work/n" --jobs -2
+expect_text experiment-jobs-negative-msg "$work/err" "--jobs must be an integer from 1 to 1024, not '-2'"
+check experiment-jobs-zero 2 "$gpumux" experiment "$src/configs/experiments/smoke.yaml" --out "$work/n" --jobs 0
+expect_text experiment-jobs-zero-msg "$work/err" "--jobs must be an integer from 1 to 1024, not '0'"
+check experiment-timeout-negative 2 "$gpumux" experiment "$src/configs/experiments/smoke.yaml" --dry-run --timeout -5
+expect_text experiment-timeout-negative-msg "$work/err" "--timeout must be an integer from 0 to 604800, not '-5'"
+# Extra positional arguments are errors, not ignored.
+check run-extra-argument 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" extra --out "$work/n"
+expect_text run-extra-argument-msg "$work/err" "unexpected argument 'extra': gpumux run takes no such argument"
+check bench-extra-argument 2 "$gpumux" bench extra
+expect_text bench-extra-argument-msg "$work/err" "unexpected argument 'extra': gpumux bench"
+check experiment-extra-argument 2 "$gpumux" experiment "$src/configs/experiments/smoke.yaml" extra --dry-run
+expect_text experiment-extra-argument-msg "$work/err" "unexpected argument 'extra': gpumux experiment"
+check experiment-missing-file 2 "$gpumux" experiment --dry-run
+expect_text experiment-missing-file-msg "$work/err" "the experiment FILE is missing"
+check list-extra-argument 2 "$gpumux" list policies extra
+expect_text list-extra-argument-msg "$work/err" "unexpected argument 'extra'"
+
+# A long workload (200 million thread blocks, half a minute or more of simulation): output paths
+# are checked before simulating (exit 2 at once, where checking afterwards would hit the 1 s timeout:
+# exit 1), the wall-clock limit fires, and killing the parent leaves no child and no temporary file.
+mkdir -p "$work/long" "$work/tmp"
+long="$work/long/gpumux-cli-long-$$.yaml"  # unique: marks this test's processes
+cat >"$long" <<YAML
+name: long
+kernel_libraries: [$src/configs/kernels/parboil.yaml]
+processes:
+  - name: spin
+    repeat: 20
+    streams:
+      - - kernel: {name: mysgemmNT, launches: 20000}
+YAML
+touch "$work/a-file"
+check out-under-file 2 "$gpumux" run --gpu "$gpu" --workload "$long" --timeout 1 --out "$work/a-file/out"
+expect_text out-under-file-msg "$work/err" "--out: cannot create output directory '$work/a-file/out'"
+check vcd-under-file 2 "$gpumux" run --gpu "$gpu" --workload "$long" --timeout 1 --out "$work/o" \
+  --vcd "$work/a-file/trace.vcd"
+expect_text vcd-under-file-msg "$work/err" "--vcd: cannot create directory '$work/a-file'"
+check timeline-under-file 2 "$gpumux" run --gpu "$gpu" --workload "$long" --timeout 1 --out "$work/o" \
+  --timeline "$work/a-file/sub/timeline.json"
+expect_text timeline-under-file-msg "$work/err" "--timeline: cannot create directory '$work/a-file/sub'"
+check timeline-is-dir 2 "$gpumux" run --gpu "$gpu" --workload "$long" --timeout 1 --out "$work/o" --timeline "$work"
+expect_text timeline-is-dir-msg "$work/err" "--timeline: '$work' is a directory, not a file"
+check experiment-out-under-file 2 "$gpumux" experiment "$src/configs/experiments/smoke.yaml" --out "$work/a-file/x"
+expect_text experiment-out-under-file-msg "$work/err" "--out: cannot create output directory '$work/a-file/x'"
+if [ "$(id -u)" -ne 0 ]; then  # root writes anywhere
+  mkdir -p "$work/readonly" && chmod 555 "$work/readonly"
+  check vcd-unwritable 2 "$gpumux" run --gpu "$gpu" --workload "$long" --timeout 1 --out "$work/o" \
+    --vcd "$work/readonly/trace.vcd"
+  expect_text vcd-unwritable-msg "$work/err" "--vcd: cannot write in directory '$work/readonly'"
+  check out-unwritable 2 "$gpumux" run --gpu "$gpu" --workload "$long" --timeout 1 --out "$work/readonly"
+  expect_text out-unwritable-msg "$work/err" "--out: cannot write in output directory '$work/readonly'"
+fi
+# A missing directory of --vcd and --timeline is created, as --out is.
+check vcd-new-dir 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$work/nd" --quiet \
+  --vcd "$work/nd/new/deeper/trace.vcd" --timeline "$work/nd/other/timeline.json"
+check vcd-new-dir-written 0 test -s "$work/nd/new/deeper/trace.vcd" -a -s "$work/nd/other/timeline.json"
+
+# The default output folder out/<name> never leaves out/ (the loader rejects the name; run_command
+# refuses such a default too).
+mkdir -p "$work/cwd/sub"
+cat >"$work/escape.yaml" <<YAML
+name: ../../escaped
+kernel_libraries: [$src/configs/kernels/parboil.yaml]
+processes:
+  - name: a
+    streams:
+      - - kernel: {name: mysgemmNT}
+YAML
+check name-escapes-out 2 bash -c 'cd "$1" && exec "$2" run --gpu "$3" --workload "$4"' _ "$work/cwd/sub" \
+  "$(realpath "$gpumux")" "$gpu" "$work/escape.yaml"
+expect_text name-escapes-out-msg "$work/err" "'../../escaped'"
+expect_text name-escapes-out-folder "$work/err" "output folder"
+check name-escapes-out-nothing-written 1 test -e "$work/cwd/escaped"
+
+# The wall-clock limit covers the isolated baselines (of run and experiment): exit 1 naming the
+# simulation, the limit and how far it got.
+check run-timeout 1 env TMPDIR="$work/tmp" "$gpumux" run --gpu "$gpu" --workload "$long" --out "$work/o" \
+  --no-cache --timeout 1
+expect_text run-timeout-workload "$work/err" "workload 'long/spin (isolated)', policy fcfs, seed 1"
+expect_text run-timeout-limit "$work/err" "no result within the wall-clock limit of 1 s (--timeout 1)"
+expect_text run-timeout-simulated "$work/err" "ms simulated"
+cat >"$work/long-exp.yaml" <<YAML
+gpu: $gpu
+analysis: summary
+workloads: [$long]
+runs:
+  - {label: fcfs, policy: fcfs}
+YAML
+check experiment-timeout 1 env TMPDIR="$work/tmp" "$gpumux" experiment "$work/long-exp.yaml" --out "$work/le" \
+  --no-cache --timeout 1 --quiet
+expect_text experiment-timeout-workload "$work/err" "workload 'long/spin (isolated)', policy fcfs, seed 1"
+expect_text experiment-timeout-limit "$work/err" "wall-clock limit of 1 s"
+check tmpdir-empty-after-timeouts 0 test -z "$(ls -A "$work/tmp")"
+# Results go through $TMPDIR.
+check tmpdir-respected 1 env TMPDIR="$work/missing-tmp" "$gpumux" run --gpu "$gpu" --workload "$sgemm" \
+  --out "$work/o" --no-cache --quiet
+expect_text tmpdir-respected-msg "$work/err" "in '$work/missing-tmp' (\$TMPDIR)"
+
+alive() {  # alive PID: the process exists and is not a zombie
+  [ -r "/proc/$1/stat" ] && ! awk '{exit ($3 == "Z") ? 0 : 1}' "/proc/$1/stat" 2>/dev/null
+}
+
+kill_parent() {  # kill_parent NAME SIGNAL COMMAND...: start, kill the parent mid-simulation, check
+  local name="$1" signal="$2"
+  shift 2
+  set -m  # job control: a background job does not ignore SIGINT
+  TMPDIR="$work/tmp" "$@" >/dev/null 2>&1 &
+  local parent=$!
+  set +m
+  local children="" i
+  for i in $(seq 200); do
+    children="$(pgrep -P "$parent")" && break
+    sleep 0.05
+  done
+  sleep 0.5
+  kill -"$signal" "$parent"
+  wait "$parent" 2>/dev/null
+  local left="$children"
+  for i in $(seq 100); do
+    left=""
+    for c in $children; do alive "$c" && left="$left $c"; done
+    [ -z "$left" ] && break
+    sleep 0.05
+  done
+  if [ -n "$children" ] && [ -z "$left" ] && ! pgrep -f "gpumux-cli-long-$$" >/dev/null &&
+    [ -z "$(ls -A "$work/tmp")" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL $name: children '$children', still running '$left', temp files: $(ls -A "$work/tmp")"
+    pgrep -af "gpumux-cli-long-$$" | sed 's/^/  /'
+    for c in $left; do kill -KILL "$c"; done
+  fi
+}
+kill_parent kill-run-sigkill KILL "$gpumux" run --gpu "$gpu" --workload "$long" --out "$work/o" --no-cache
+kill_parent kill-run-sigterm TERM "$gpumux" run --gpu "$gpu" --workload "$long" --out "$work/o" --no-cache
+kill_parent kill-run-sigint INT "$gpumux" run --gpu "$gpu" --workload "$long" --out "$work/o" --no-cache
+kill_parent kill-experiment-sigkill KILL "$gpumux" experiment "$work/long-exp.yaml" --out "$work/le" --no-cache
+kill_parent kill-experiment-sigterm TERM "$gpumux" experiment "$work/long-exp.yaml" --out "$work/le" --no-cache
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

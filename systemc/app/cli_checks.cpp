@@ -1,0 +1,103 @@
+// Command-line checks shared by the subcommands: integer options within their documented range,
+// no stray positional arguments, and output paths that are usable before anything is simulated.
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include "app/commands.h"
+#include "core/error.h"
+
+namespace gpumux {
+
+std::uint64_t parse_integer_option(const std::string& option, const std::string& text, std::uint64_t min,
+                                   std::uint64_t max) {
+  const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  bool ok = !text.empty() && text.size() <= 20;
+  std::uint64_t value = 0;
+  for (const char c : text) {
+    if (!ok) break;
+    if (c < '0' || c > '9') {
+      ok = false;
+      break;
+    }
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
+      ok = false;
+      break;
+    }
+    value = value * 10 + digit;
+  }
+  if (!ok || value < min || value > max) {
+    throw InputError(option + " must be " + range + ", not '" + text + "'");
+  }
+  return value;
+}
+
+void reject_positional_arguments(const std::string& command,
+                                 const boost::program_options::parsed_options& parsed) {
+  for (const auto& option : parsed.options) {
+    if (option.position_key < 0 || !option.string_key.empty()) continue;
+    const std::string value = option.original_tokens.empty() ? "" : option.original_tokens.front();
+    throw InputError("unexpected argument '" + value + "': gpumux " + command +
+                     " takes no such argument (see gpumux " + command + " --help)");
+  }
+}
+
+namespace {
+
+/// Creates `dir` (and its parents) if missing and checks that a file can be created in it, by
+/// creating and removing one (this also holds for root and read-only file systems).
+void ensure_writable_dir(const std::string& option, const std::string& dir, const std::string& what) {
+  const std::string shown = dir.empty() ? "." : dir;
+  std::error_code ec;
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    throw InputError(option + ": cannot create " + what + " '" + shown + "': " + ec.message());
+  }
+  if (!std::filesystem::is_directory(shown, ec)) {
+    throw InputError(option + ": " + what + " '" + shown + "' is not a directory");
+  }
+  std::string probe = shown + "/.gpumux-write-check-XXXXXX";
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) {
+    throw InputError(option + ": cannot write in " + what + " '" + shown + "': " + std::strerror(errno));
+  }
+  close(fd);
+  unlink(probe.c_str());
+}
+
+}  // namespace
+
+void prepare_output_dir(const std::string& option, const std::string& dir) {
+  ensure_writable_dir(option, dir, "output directory");
+}
+
+void prepare_output_file(const std::string& option, const std::string& path) {
+  if (path.empty() || path.back() == '/') {
+    throw InputError(option + ": '" + path + "' is not a file name");
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(option + ": '" + path + "' is a directory, not a file");
+  }
+  ensure_writable_dir(option, std::filesystem::path(path).parent_path().string(), "directory");
+}
+
+std::string default_output_dir(const std::string& workload_name) {
+  // Defence in depth (the workload loader checks names too): out/<name> must be a folder of out/.
+  const bool safe = !workload_name.empty() && workload_name != "." && workload_name != ".." &&
+                    workload_name.find_first_of("/\\") == std::string::npos &&
+                    workload_name.find('\0') == std::string::npos;
+  if (!safe) {
+    throw InputError("workload name '" + workload_name +
+                     "' cannot name the default output folder (out/<name> would not be a folder of out/); "
+                     "give --out DIR");
+  }
+  return "out/" + workload_name;
+}
+
+}  // namespace gpumux
