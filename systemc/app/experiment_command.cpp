@@ -112,6 +112,7 @@ int experiment_command(const std::vector<std::string>& args) {
     const ExperimentConfig config = load_experiment(file);
     const ExpandedExperiment grid = expand_experiment(config);
     validate_experiment(config, grid);
+    if (vm.count("dry-run") == 0U) prepare_output_dir("--out", out_dir);  // before anything is simulated
     if (!quiet) std::cout << plan_text(config, grid, static_cast<unsigned>(jobs)) << std::flush;
 
     if (vm.count("dry-run") != 0U) {
@@ -129,8 +130,6 @@ int experiment_command(const std::vector<std::string>& args) {
       }
       return kExitOk;
     }
-
-    prepare_output_dir("--out", out_dir);  // before anything is simulated
 
     ExperimentOptions run_options;
     run_options.jobs = static_cast<unsigned>(jobs);

@@ -255,6 +255,13 @@ check timeline-is-dir 2 "$gpumux" run --gpu "$gpu" --workload "$long" --timeout 
 expect_text timeline-is-dir-msg "$work/err" "--timeline: '$work' is a directory, not a file"
 check experiment-out-under-file 2 "$gpumux" experiment "$src/configs/experiments/smoke.yaml" --out "$work/a-file/x"
 expect_text experiment-out-under-file-msg "$work/err" "--out: cannot create output directory '$work/a-file/x'"
+# A directory where no file can be created, even by root.
+check vcd-unwritable-proc 2 "$gpumux" run --gpu "$gpu" --workload "$long" --timeout 1 --out "$work/o" \
+  --vcd /proc/self/trace.vcd
+expect_text vcd-unwritable-proc-msg "$work/err" "--vcd: cannot write in directory '/proc/self'"
+check experiment-out-unwritable-proc 2 "$gpumux" experiment "$src/configs/experiments/smoke.yaml" --out /proc/self
+expect_text experiment-out-unwritable-proc-msg "$work/err" "--out: cannot write in output directory '/proc/self'"
+expect_no_text experiment-out-checked-before-plan "$work/out" "simulations"
 if [ "$(id -u)" -ne 0 ]; then  # root writes anywhere
   mkdir -p "$work/readonly" && chmod 555 "$work/readonly"
   check vcd-unwritable 2 "$gpumux" run --gpu "$gpu" --workload "$long" --timeout 1 --out "$work/o" \
