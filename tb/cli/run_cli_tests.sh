@@ -286,6 +286,7 @@ processes:
     streams:
       - - kernel: {name: mysgemmNT}
 YAML
+# shellcheck disable=SC2016 # the inner script's arguments
 check name-escapes-out 2 bash -c 'cd "$1" && exec "$2" run --gpu "$3" --workload "$4"' _ "$work/cwd/sub" \
   "$(realpath "$gpumux")" "$gpu" "$work/escape.yaml"
 expect_text name-escapes-out-msg "$work/err" "'../../escaped'"
@@ -327,8 +328,8 @@ kill_parent() {  # kill_parent NAME SIGNAL COMMAND...: start, kill the parent mi
   TMPDIR="$work/tmp" "$@" >/dev/null 2>&1 &
   local parent=$!
   set +m
-  local children="" i
-  for i in $(seq 200); do
+  local children="" _
+  for _ in $(seq 200); do
     children="$(pgrep -P "$parent")" && break
     sleep 0.05
   done
@@ -336,7 +337,7 @@ kill_parent() {  # kill_parent NAME SIGNAL COMMAND...: start, kill the parent mi
   kill -"$signal" "$parent"
   wait "$parent" 2>/dev/null
   local left="$children"
-  for i in $(seq 100); do
+  for _ in $(seq 100); do
     left=""
     for c in $children; do alive "$c" && left="$left $c"; done
     [ -z "$left" ] && break
