@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "config/gpu_loader.h"
+#include "config/limits.h"
 #include "config/tanasic_mixes.h"
 #include "config/workload_loader.h"
 #include "config/yaml_reader.h"
@@ -14,6 +15,14 @@ namespace {
 
 using config::YamlMap;
 using config::YamlNode;
+
+/// Mixes per process count, processes per mix and simulations per experiment: generous bounds on
+/// Tanasic's 30 mixes of up to 8 processes that stop a typo from planning billions of runs (which
+/// hung even `--dry-run`).
+constexpr std::uint32_t kMaxMixesPerCount = 10'000;
+constexpr std::uint32_t kMaxProcessesPerMix = 256;
+constexpr std::uint64_t kMaxGridPoints = 1'000'000;
+constexpr std::size_t kMaxListed = 1000;  ///< runs, seeds, process counts
 
 /// `value` as a path relative to the experiment file's folder; the file must exist.
 std::string resolve_file(const YamlNode& value, const std::filesystem::path& base, const char* what) {
@@ -42,14 +51,17 @@ MixGeneratorConfig read_generator(const YamlMap& m, const std::filesystem::path&
   const YamlNode apps = m.required("applications");
   g.applications = resolve_file(apps, base, "applications workload");
   g.applications_where = apps.where();
-  for (const YamlNode& item : m.required("process_counts").as_list()) {
-    const std::uint32_t n = item.as_u32(1);
+  const std::vector<YamlNode> counts = m.required("process_counts").as_list();
+  if (counts.size() > kMaxListed)
+    m.required("process_counts").fail("at most " + std::to_string(kMaxListed) + " counts");
+  for (const YamlNode& item : counts) {
+    const std::uint32_t n = item.as_u32_in(1, kMaxProcessesPerMix, "processes");
     if (std::find(g.process_counts.begin(), g.process_counts.end(), n) != g.process_counts.end()) {
       item.fail("process count " + std::to_string(n) + " is listed twice");
     }
     g.process_counts.push_back(n);
   }
-  g.mixes_per_count = m.required_u32("mixes_per_count", 1);
+  g.mixes_per_count = m.required_u32_in("mixes_per_count", 1, kMaxMixesPerCount, "mixes");
   g.mix_seed = m.required("mix_seed").as_u64(0);
   if (const auto offset = m.optional("arrival_offset_max_us")) {
     g.arrival_offset_max_us = offset->as_nonnegative_number();
@@ -74,7 +86,7 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
   run.where = node.where();
   run.key = node.key();
   const YamlNode label = m.required("label");
-  run.label = label.as_string();
+  run.label = label.as_name();
   if (run.label.find_first_of("/ \t\n") != std::string::npos) {
     label.fail("a label names report rows ('" + run.label + "/...'): no '/' or spaces");
   }
@@ -84,7 +96,7 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
                  std::to_string(other.where.line) + ")");
     }
   }
-  run.policy = m.required_string("policy");
+  run.policy = m.required("policy").as_name();
   if (const auto mech = m.optional("preemption")) {
     run.preemption_given = true;
     const std::string text = mech->as_string();
@@ -101,9 +113,22 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
       options->fail("expected a map of policy options {key: value}, got " + options->describe());
     }
     const YamlMap map = YamlMap::any_keys(*options);
-    for (const auto& [key, value] : map.entries()) run.options[key] = value.as_string();
+    for (const auto& [key, value] : map.entries()) run.options[key] = value.as_name();
   }
   return run;
+}
+
+void check_grid_size(const ExperimentConfig& c, const YamlMap& m) {
+  const std::uint64_t workloads =
+      c.generator ? std::uint64_t{c.generator->mixes_per_count} * c.generator->process_counts.size()
+                  : c.workload_files.size();
+  const std::uint64_t points = workloads * c.runs.size() * c.seeds.size();
+  if (points > kMaxGridPoints) {
+    m.required("runs").fail("the grid has " + std::to_string(workloads) + " workloads x " +
+                            std::to_string(c.runs.size()) + " runs x " + std::to_string(c.seeds.size()) +
+                            " seeds = " + std::to_string(points) + " simulations, more than the " +
+                            std::to_string(kMaxGridPoints) + " an experiment may plan");
+  }
 }
 
 /// Loads a workload of the grid and applies the experiment's `tb_rsd_percent`, once per loaded file
@@ -130,7 +155,11 @@ ExperimentConfig load_experiment(const std::string& path) {
   const std::filesystem::path base = std::filesystem::path(path).parent_path();
   ExperimentConfig c;
   c.source_file = path;
-  c.name = m.optional_string("name", std::filesystem::path(path).stem().string());
+  if (const auto name = m.optional("name")) {
+    c.name = name->as_name();
+  } else {
+    c.name = std::filesystem::path(path).stem().string();
+  }
   c.description = read_text(m, "description");
   c.notes = read_text(m, "notes");
   c.gpu_path = resolve_file(m.required("gpu"), base, "GPU file");
@@ -154,10 +183,14 @@ ExperimentConfig load_experiment(const std::string& path) {
         workloads.describe());
   }
 
-  for (const YamlNode& run : m.required("runs").as_list()) c.runs.push_back(read_run(run, c.runs));
+  const std::vector<YamlNode> runs = m.required("runs").as_list();
+  if (runs.size() > kMaxListed) m.required("runs").fail("at most " + std::to_string(kMaxListed) + " runs");
+  for (const YamlNode& run : runs) c.runs.push_back(read_run(run, c.runs));
 
   if (const auto seeds = m.optional("seeds")) {
-    for (const YamlNode& item : seeds->as_list()) {
+    const std::vector<YamlNode> items = seeds->as_list();
+    if (items.size() > kMaxListed) seeds->fail("at most " + std::to_string(kMaxListed) + " seeds");
+    for (const YamlNode& item : items) {
       const std::uint64_t seed = item.as_u64(0);
       if (std::find(c.seeds.begin(), c.seeds.end(), seed) != c.seeds.end()) {
         item.fail("seed " + std::to_string(seed) + " is listed twice");
@@ -169,9 +202,11 @@ ExperimentConfig load_experiment(const std::string& path) {
   }
 
   if (const auto rsd = m.optional("tb_rsd_percent")) {
-    c.tb_rsd_percent = rsd->as_nonnegative_number();
+    c.tb_rsd_percent = config::read_rsd_percent(*rsd);
     c.tb_rsd_where = rsd->where();
   }
+
+  check_grid_size(c, m);
 
   if (const auto paper = m.optional("paper"); paper && !paper->is_null()) {
     if (!paper->is_map()) {

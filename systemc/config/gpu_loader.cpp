@@ -13,10 +13,12 @@ SmResources read_sm(const YamlNode& node, std::uint32_t warp_size) {
   const YamlMap m(node, {"registers", "max_threads", "max_thread_blocks", "max_warps",
                          "shared_memory_configs_kb", "max_resident_kernels"});
   SmResources sm;
-  sm.registers = m.required_u32("registers");
-  sm.max_threads = m.required_u32("max_threads");
-  sm.max_thread_blocks = m.required_u32("max_thread_blocks");
-  sm.max_warps = m.required_u32("max_warps");
+  // Ranges (docs/config.md "Ranges") are generous bounds on real SMs (Kepler to Hopper: 64K registers,
+  // 2048 threads, 32 blocks, 64 warps); beyond them a value is a typo, not a design point.
+  sm.registers = m.required_u32_in("registers", 1, 1U << 24U, "registers");
+  sm.max_threads = m.required_u32_in("max_threads", 1, 65536, "threads");
+  sm.max_thread_blocks = m.required_u32_in("max_thread_blocks", 1, 1024, "thread blocks");
+  sm.max_warps = m.required_u32_in("max_warps", 1, 4096, "warps");
   // A thread lives in a warp: more resident threads than the warp slots can hold is a contradiction.
   if (static_cast<std::uint64_t>(sm.max_warps) * warp_size < sm.max_threads) {
     m.required("max_threads")
@@ -26,11 +28,13 @@ SmResources read_sm(const YamlNode& node, std::uint32_t warp_size) {
   // Carve-outs are listed in KB, strictly ascending: the occupancy rule picks the first (smallest) one
   // that holds a thread block (Tanasic Table 2 footnote).
   std::uint32_t previous_kb = 0;
-  for (const YamlNode& item : m.required("shared_memory_configs_kb").as_list()) {
-    const std::uint32_t kb = item.as_u32(1);
-    if (kb > (1U << 20)) {
-      item.fail("shared-memory carve-out of " + std::to_string(kb) + " KB is implausibly large");
-    }
+  const std::vector<YamlNode> carve_outs = m.required("shared_memory_configs_kb").as_list();
+  if (carve_outs.size() > 64) {
+    m.required("shared_memory_configs_kb")
+        .fail("at most 64 carve-outs, got " + std::to_string(carve_outs.size()));
+  }
+  for (const YamlNode& item : carve_outs) {
+    const std::uint32_t kb = item.as_u32_in(1, 65536, "KB");
     if (kb <= previous_kb) {
       item.fail("carve-outs must be strictly ascending (" + std::to_string(kb) + " KB after " +
                 std::to_string(previous_kb) + " KB)");
@@ -38,7 +42,7 @@ SmResources read_sm(const YamlNode& node, std::uint32_t warp_size) {
     previous_kb = kb;
     sm.shared_memory_configs.push_back(kb * 1024U);
   }
-  sm.max_resident_kernels = m.optional_u32("max_resident_kernels", 1);
+  sm.max_resident_kernels = m.optional_u32_in("max_resident_kernels", 1, 1, 1024, "kernels");
   if (sm.max_resident_kernels > sm.max_thread_blocks) {
     m.required("max_resident_kernels")
         .fail("cannot exceed max_thread_blocks (" + std::to_string(sm.max_thread_blocks) +
@@ -50,8 +54,9 @@ SmResources read_sm(const YamlNode& node, std::uint32_t warp_size) {
 MemoryConfig read_memory(const YamlNode& node) {
   const YamlMap m(node, {"bandwidth_gb_per_s", "latency_ns"});
   MemoryConfig mem;
-  mem.bandwidth_gb_per_s = m.required_positive("bandwidth_gb_per_s");
-  mem.latency_ns = m.required_nonnegative("latency_ns");
+  // 0.1 GB/s (slower than any GPU memory since the 1990s) to 100 TB/s (30x HBM3).
+  mem.bandwidth_gb_per_s = m.required("bandwidth_gb_per_s").as_number_in(0.1, 1e5, "GB/s");
+  mem.latency_ns = m.required("latency_ns").as_number_in(0, 1e6, "ns");
   return mem;
 }
 
@@ -59,12 +64,12 @@ PcieConfig read_pcie(const YamlNode& node) {
   const YamlMap m(
       node, {"clock_mhz", "lanes", "bits_per_lane_per_cycle", "burst_bytes", "latency_ns", "command_bytes"});
   PcieConfig pcie;
-  pcie.clock_mhz = m.required_positive("clock_mhz");
-  pcie.lanes = m.required_u32("lanes");
-  pcie.bits_per_lane_per_cycle = m.required_u32("bits_per_lane_per_cycle");
-  pcie.burst_bytes = m.required_u32("burst_bytes");
-  pcie.latency_ns = m.required_nonnegative("latency_ns");
-  pcie.command_bytes = m.optional_u32("command_bytes", 64);
+  pcie.clock_mhz = m.required("clock_mhz").as_number_in(1, 1e5, "MHz");
+  pcie.lanes = m.required_u32_in("lanes", 1, 64, "lanes");
+  pcie.bits_per_lane_per_cycle = m.required_u32_in("bits_per_lane_per_cycle", 1, 1024, "bits");
+  pcie.burst_bytes = m.required_u32_in("burst_bytes", 1, 1U << 20U, "bytes");
+  pcie.latency_ns = m.required("latency_ns").as_number_in(0, 1e6, "ns");
+  pcie.command_bytes = m.optional_u32_in("command_bytes", 64, 1, 65536, "bytes");
   return pcie;
 }
 
@@ -81,7 +86,7 @@ ContextSwitchConfig read_context_switch(const YamlMap& parent) {
   } else {
     m.required("bandwidth_share").fail("must be per_sm or full, not '" + share + "'");
   }
-  cs.burst_bytes = m.optional_u32("burst_bytes", cs.burst_bytes);
+  cs.burst_bytes = m.optional_u32_in("burst_bytes", cs.burst_bytes, 1, 1U << 20U, "bytes");
   return cs;
 }
 
@@ -90,12 +95,12 @@ FrontendConfig read_frontend(const YamlMap& parent) {
   const auto node = parent.optional("frontend");
   if (!node) return fe;
   const YamlMap m(*node, {"command_queues", "queue_depth", "copy_engines"});
-  fe.command_queues = m.optional_u32("command_queues", fe.command_queues);
-  fe.queue_depth = m.optional_u32("queue_depth", fe.queue_depth);
-  fe.copy_engines = m.optional_u32("copy_engines", fe.copy_engines);
-  if (fe.copy_engines > 2) {
-    m.required("copy_engines")
-        .fail("must be 1 (one DMA engine for both directions) or 2 (one per direction)");
+  fe.command_queues = m.optional_u32_in("command_queues", fe.command_queues, 1, 1024, "queues");
+  fe.queue_depth = m.optional_u32_in("queue_depth", fe.queue_depth, 1, 1U << 20U, "commands");
+  if (const auto engines = m.optional("copy_engines")) {
+    fe.copy_engines = engines->as_u32(1);
+    if (fe.copy_engines > 2)
+      engines->fail("must be 1 (one DMA engine for both directions) or 2 (one per direction)");
   }
   return fe;
 }
@@ -108,17 +113,17 @@ GpuConfig load_gpu_config(const std::string& path) {
                          "active_kernels", "context_switch"});
   GpuConfig gpu;
   gpu.source_file = path;
-  gpu.name = m.required_string("name");
-  gpu.num_sms = m.required_u32("sms");
-  gpu.core_clock_mhz = m.required_positive("core_clock_mhz");
-  gpu.warp_size = m.optional_u32("warp_size", 32);
+  gpu.name = m.required("name").as_name();
+  gpu.num_sms = m.required_u32_in("sms", 1, 1024, "SMs");
+  gpu.core_clock_mhz = m.required("core_clock_mhz").as_number_in(1, 10000, "MHz");
+  gpu.warp_size = m.optional_u32_in("warp_size", 32, 1, 128, "threads");
   gpu.sm = read_sm(m.required("sm"), gpu.warp_size);
   gpu.memory = read_memory(m.required("memory"));
   gpu.pcie = read_pcie(m.required("pcie"));
   gpu.frontend = read_frontend(m);
   gpu.context_switch = read_context_switch(m);
   // The active queue / KSRT has N_SM entries in the hardware (Tanasic 3.3) unless the file says otherwise.
-  gpu.active_kernels = m.optional_u32("active_kernels", gpu.num_sms);
+  gpu.active_kernels = m.optional_u32_in("active_kernels", gpu.num_sms, 1, 4096, "kernels");
   return gpu;
 }
 

@@ -2,15 +2,22 @@
 
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 
+#include "config/limits.h"
 #include "config/yaml_reader.h"
 
 namespace gpumux {
 
 namespace {
 
+using config::kMaxLaunches;
+using config::kMaxTbMeanPs;
+using config::read_rsd_percent;
 using config::YamlMap;
 using config::YamlNode;
+
+constexpr std::size_t kMaxKernels = 10'000;
 
 TbTimeProfile read_tb_time(const YamlNode& node, const GpuConfig& gpu) {
   const YamlMap m(node, {"mean_ns", "mean_us", "mean_cycles", "rsd_percent"});
@@ -22,12 +29,17 @@ TbTimeProfile read_tb_time(const YamlNode& node, const GpuConfig& gpu) {
     if (++means > 1) value->fail("give exactly one of mean_ns, mean_us or mean_cycles");
     const double mean = value->as_positive_number();
     const std::string u(unit);
-    if (u == "mean_ns") profile.mean_ps = to_ps(*value, mean * 1e3, false);
-    if (u == "mean_us") profile.mean_ps = to_ps(*value, mean * 1e6, false);
-    if (u == "mean_cycles") profile.mean_ps = to_ps(*value, mean * gpu.core_period_ps(), false);
+    const double ps = u == "mean_ns" ? mean * 1e3 : u == "mean_us" ? mean * 1e6 : mean * gpu.core_period_ps();
+    // The longest Parboil thread block is ~2.4 ms (Tanasic Table 1); a minute is far beyond any real one.
+    if (ps > kMaxTbMeanPs) {
+      std::ostringstream seconds;
+      seconds << ps / 1e12;
+      value->fail("a mean thread-block time of " + seconds.str() + " s is beyond the 60 s limit");
+    }
+    profile.mean_ps = to_ps(*value, ps, false);
   }
   if (means == 0) node.fail("needs one of mean_ns, mean_us or mean_cycles (mean thread-block time)");
-  profile.rsd_percent = m.optional_nonnegative("rsd_percent", 0.0);
+  if (const auto rsd = m.optional("rsd_percent")) profile.rsd_percent = read_rsd_percent(*rsd);
   return profile;
 }
 
@@ -39,7 +51,7 @@ std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::s
                    "registers_per_tb", "shared_memory_per_tb", "tb_time", "reference"});
   auto k = std::make_shared<KernelDesc>();
   const YamlNode name = m.required("name");
-  k->name = name.as_string();
+  k->name = name.as_name();
   for (const auto& other : earlier) {
     if (other->name == k->name) {
       name.fail("duplicate kernel name '" + k->name + "' in library '" + library +
@@ -48,14 +60,15 @@ std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::s
   }
   k->library = library;
   k->where = node.where();
-  k->benchmark = m.optional_string("benchmark", "");
-  k->class1 = m.optional_string("class1", "");
-  k->class2 = m.optional_string("class2", "");
-  k->launches = m.optional_u32("launches", 1);
-  k->thread_blocks = m.required_u32("thread_blocks");
-  k->threads_per_tb = m.required_u32("threads_per_tb");
-  k->registers_per_tb = m.required_u32("registers_per_tb");
-  k->shared_memory_per_tb = m.optional_u32("shared_memory_per_tb", 0, 0);
+  if (const auto v = m.optional("benchmark")) k->benchmark = v->as_name();
+  if (const auto v = m.optional("class1")) k->class1 = v->as_name();
+  if (const auto v = m.optional("class2")) k->class2 = v->as_name();
+  k->launches = m.optional_u32_in("launches", 1, 1, kMaxLaunches, "launches");
+  // CUDA's grid limit in x (2^31 - 1); per-SM resources are checked when a workload uses the kernel.
+  k->thread_blocks = m.required_u32_in("thread_blocks", 1, 0x7FFFFFFFU, "thread blocks");
+  k->threads_per_tb = m.required_u32_in("threads_per_tb", 1, 65536, "threads");
+  k->registers_per_tb = m.required_u32_in("registers_per_tb", 1, 1U << 24U, "registers");
+  k->shared_memory_per_tb = m.optional_u32_in("shared_memory_per_tb", 0, 0, 64U << 20U, "bytes");
   k->tb_time = read_tb_time(m.required("tb_time"), gpu);
   if (const auto reference = m.optional("reference")) {
     // Published figures for validation tests only; any name, but every value must be a number.
@@ -71,9 +84,15 @@ std::vector<std::shared_ptr<const KernelDesc>> load_kernel_library(const std::st
                                                                    const GpuConfig& gpu) {
   const YamlNode root = config::load_yaml_file(path);
   const YamlMap m(root, {"name", "kernels"});
-  const std::string library = m.optional_string("name", std::filesystem::path(path).stem().string());
+  const auto name = m.optional("name");
+  const std::string library = name ? name->as_name() : std::filesystem::path(path).stem().string();
   std::vector<std::shared_ptr<const KernelDesc>> kernels;
-  for (const YamlNode& item : m.required("kernels").as_list()) {
+  const std::vector<YamlNode> items = m.required("kernels").as_list();
+  if (items.size() > kMaxKernels) {
+    m.required("kernels").fail("at most " + std::to_string(kMaxKernels) + " kernels per library, got " +
+                               std::to_string(items.size()));
+  }
+  for (const YamlNode& item : items) {
     kernels.push_back(read_kernel(item, library, gpu, kernels));
   }
   return kernels;

@@ -1,10 +1,12 @@
 #include "config/workload_loader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 
 #include "config/kernel_library_loader.h"
+#include "config/limits.h"
 #include "config/yaml_reader.h"
 #include "sm/occupancy.h"
 
@@ -12,8 +14,15 @@ namespace gpumux {
 
 namespace {
 
+using config::kMaxCopyBytes;
+using config::kMaxCpuPhasePs;
+using config::kMaxLaunches;
+using config::kMaxRepeat;
 using config::YamlMap;
 using config::YamlNode;
+
+/// Processes of one workload: each is a GPU context with its own hardware queue (32 on Kepler).
+constexpr std::size_t kMaxProcesses = 1024;
 
 struct Library {
   std::string name;
@@ -133,17 +142,19 @@ CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, co
     const auto& [unit, amount] = t.entries().front();
     const double scale = unit == "ns" ? 1e3 : unit == "us" ? 1e6 : 1e9;
     cmd.kind = CommandKind::kCpu;
-    cmd.cpu_ps = to_ps(amount, amount.as_positive_number() * scale, true);
+    const double ps = amount.as_positive_number() * scale;
+    if (ps > kMaxCpuPhasePs) amount.fail("a CPU phase may last at most one hour");
+    cmd.cpu_ps = to_ps(amount, ps, true);
     if (cmd.cpu_ps == 0) amount.fail("CPU time rounds to 0 ps");
   } else if (kind == "h2d" || kind == "d2h") {
     const YamlMap c(value, {"bytes"});
     cmd.kind = kind == "h2d" ? CommandKind::kHostToDevice : CommandKind::kDeviceToHost;
-    cmd.bytes = c.required("bytes").as_u64(1);
+    cmd.bytes = c.required("bytes").as_u64_in(1, kMaxCopyBytes, "bytes");
   } else {
     const YamlMap k(value, {"name", "launches", "library"});
     cmd.kind = CommandKind::kKernel;
     cmd.kernel = kernels.resolve(k.required("name"), k.optional("library"));
-    cmd.launches = k.optional_u32("launches", cmd.kernel->launches);
+    cmd.launches = k.optional_u32_in("launches", cmd.kernel->launches, 1, kMaxLaunches, "launches");
     cmd.where = value.where();
     if (compute_occupancy(*cmd.kernel, gpu).tbs_per_sm == 0) {
       value.fail("kernel '" + cmd.kernel->name + "' (library '" + cmd.kernel->library +
@@ -159,7 +170,7 @@ ProcessSpec read_process(const YamlNode& node, const KernelResolver& kernels, co
   ProcessSpec p;
   p.where = node.where();
   const YamlNode name = m.required("name");
-  p.name = name.as_string();
+  p.name = name.as_name();
   for (const ProcessSpec& other : earlier) {
     if (other.name == p.name) {
       name.fail("duplicate process name '" + p.name + "' (first at line " + std::to_string(other.where.line) +
@@ -173,9 +184,11 @@ ProcessSpec read_process(const YamlNode& node, const KernelResolver& kernels, co
     p.tokens = static_cast<int>(t);
   }
   if (const auto arrival = m.optional("arrival_ns")) {
-    p.arrival_ps = to_ps(*arrival, arrival->as_nonnegative_number() * 1e3, true);
+    const double ps = arrival->as_nonnegative_number() * 1e3;
+    if (ps > kMaxCpuPhasePs) arrival->fail("a process may arrive at most one hour after the start");
+    p.arrival_ps = to_ps(*arrival, ps, true);
   }
-  p.repeat = m.optional_u32("repeat", 1);
+  p.repeat = m.optional_u32_in("repeat", 1, 1, kMaxRepeat, "runs");
   for (const YamlNode& stream_node : m.required("streams").as_list()) {
     StreamSpec stream;
     for (const YamlNode& command : stream_node.as_list()) {
@@ -200,6 +213,58 @@ Enum read_choice(const YamlMap& m, std::string_view key, Enum fallback,
   node->fail("unknown value '" + text + "'; expected " + config::join_choices(names));
 }
 
+/// Time of one command if it ran alone on the GPU, in ps (a double: the estimate itself must not
+/// overflow). Kernels: launches x waves x mean thread-block time; copies: bytes at the slower of
+/// PCIe and memory, plus one latency of each per burst.
+double alone_time_ps(const CommandSpec& cmd, const GpuConfig& gpu) {
+  switch (cmd.kind) {
+    case CommandKind::kCpu:
+      return static_cast<double>(cmd.cpu_ps);
+    case CommandKind::kHostToDevice:
+    case CommandKind::kDeviceToHost: {
+      const double bytes_per_ps =
+          std::min(gpu.pcie.bytes_per_second(), gpu.memory.bandwidth_gb_per_s * 1e9) / 1e12;
+      const double bursts = std::ceil(static_cast<double>(cmd.bytes) / gpu.pcie.burst_bytes);
+      return static_cast<double>(cmd.bytes) / bytes_per_ps +
+             (bursts + 1) * (gpu.pcie.latency_ns + gpu.memory.latency_ns) * 1e3;
+    }
+    case CommandKind::kKernel: {
+      const double per_wave =
+          static_cast<double>(compute_occupancy(*cmd.kernel, gpu).tbs_per_sm) * gpu.num_sms;
+      const double waves = std::ceil(cmd.kernel->thread_blocks / per_wave);
+      return cmd.launches * waves * static_cast<double>(cmd.kernel->tb_time.mean_ps);
+    }
+  }
+  return 0;
+}
+
+/// The whole workload run back to back (every process's every run, one command after another) must
+/// end before the model's time horizon, or times inside the model could overflow. The error names
+/// the command at which the sum passes it.
+void check_time_horizon(const Workload& w, const GpuConfig& gpu) {
+  const auto horizon = static_cast<double>(kTimeHorizonPs);
+  const char* why =
+      " (~11.6 days; the workload's every run, back to back). Lower repeat, launches or sizes, or "
+      "shorten the workload";
+  double total = 0;
+  for (const ProcessSpec& p : w.processes) {
+    const double runs = w.replay == ReplayMode::kFixed ? p.repeat : std::max(p.repeat, w.replay_limit);
+    total += static_cast<double>(p.arrival_ps);
+    for (const StreamSpec& stream : p.streams) {
+      for (const CommandSpec& cmd : stream.commands) {
+        total += runs * alone_time_ps(cmd, gpu);
+        if (total >= horizon) {
+          throw InputError(cmd.where, "",
+                           "process '" + p.name + "' (" + std::to_string(p.repeat) +
+                               " run(s)): with this command the workload's time passes the model's "
+                               "horizon of 1e18 ps" +
+                               why);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Workload load_workload(const std::string& path, const GpuConfig& gpu) {
@@ -208,10 +273,15 @@ Workload load_workload(const std::string& path, const GpuConfig& gpu) {
                          "tb_rsd_percent", "processes"});
   Workload w;
   w.source_file = path;
-  w.name = m.optional_string("name", std::filesystem::path(path).stem().string());
+  // The name becomes the default output folder (out/<name>/), so it must be one path component.
+  if (const auto name = m.optional("name")) {
+    w.name = name->as_path_component();
+  } else {
+    w.name = std::filesystem::path(path).stem().string();
+  }
   w.replay = read_choice(m, "replay", ReplayMode::kFixed,
                          {{"fixed", ReplayMode::kFixed}, {"until_all_done", ReplayMode::kUntilAllDone}});
-  w.replay_limit = m.optional_u32("replay_limit", w.replay_limit);
+  w.replay_limit = m.optional_u32_in("replay_limit", w.replay_limit, 1, kMaxRepeat, "runs");
   w.tb_duration = read_choice(m, "tb_duration", TbDurationMode::kProfile,
                               {{"profile", TbDurationMode::kProfile}, {"fixed", TbDurationMode::kFixed}});
 
@@ -235,15 +305,22 @@ Workload load_workload(const std::string& path, const GpuConfig& gpu) {
     w.kernel_libraries.push_back(resolved);
   }
 
-  for (const YamlNode& node : m.required("processes").as_list()) {
+  const std::vector<YamlNode> processes = m.required("processes").as_list();
+  if (processes.size() > kMaxProcesses) {
+    m.required("processes")
+        .fail("at most " + std::to_string(kMaxProcesses) + " processes, got " +
+              std::to_string(processes.size()));
+  }
+  for (const YamlNode& node : processes) {
     w.processes.push_back(read_process(node, kernels, gpu, w.processes));
   }
   if (const auto rsd = m.optional("tb_rsd_percent")) {
     if (w.tb_duration == TbDurationMode::kFixed) {
       rsd->fail("has no effect with tb_duration: fixed (thread blocks then always take their mean)");
     }
-    override_tb_rsd(w, m.optional_nonnegative("tb_rsd_percent", 0.0));
+    override_tb_rsd(w, config::read_rsd_percent(*rsd));
   }
+  check_time_horizon(w, gpu);
   return w;
 }
 

@@ -1,5 +1,7 @@
 #include "config/yaml_reader.h"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -50,9 +52,39 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+/// "4294967295", "0.5", "1e-300": a bound or value as a user would write it.
+std::string number_text(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+std::string range_text(const std::string& min, const std::string& max, const char* unit) {
+  std::string text = "between " + min + " and " + max;
+  if (unit != nullptr && *unit != '\0') text += std::string(" ") + unit;
+  return text;
+}
+
 std::string child_key(const std::string& parent, std::string_view name) {
   return parent.empty() ? std::string(name) : parent + "." + std::string(name);
 }
+
+/// Where each document of a YAML stream starts; parses without building nodes (load_yaml_file).
+struct DocumentStarts : YAML::EventHandler {
+  std::vector<YAML::Mark> marks;
+  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnAlias(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnScalar(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                const std::string& /*value*/) override {}
+  void OnSequenceStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                       YAML::EmitterStyle::value /*style*/) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                  YAML::EmitterStyle::value /*style*/) override {}
+  void OnMapEnd() override {}
+};
 
 }  // namespace
 
@@ -85,7 +117,26 @@ std::string YamlNode::describe() const {
 std::string YamlNode::as_string() const {
   if (!node_.IsScalar()) fail("expected a string, got " + describe());
   if (node_.Scalar().empty()) fail("must not be empty");
+  if (const std::string problem = text_problem(node_.Scalar(), true); !problem.empty()) fail(problem);
   return node_.Scalar();
+}
+
+std::string YamlNode::as_name() const {
+  std::string name = as_string();
+  if (const std::string problem = text_problem(name, false); !problem.empty()) fail("a name " + problem);
+  if (name.size() > kMaxNameBytes) {
+    fail("a name may be at most " + std::to_string(kMaxNameBytes) + " bytes long, this one has " +
+         std::to_string(name.size()));
+  }
+  return name;
+}
+
+std::string YamlNode::as_path_component() const {
+  std::string name = as_name();
+  if (name == "." || name == ".." || name.find_first_of("/\\") != std::string::npos) {
+    fail("'" + name + "' names an output folder: it must not be '.' or '..' nor contain '/' or '\\'");
+  }
+  return name;
 }
 
 const std::string& YamlNode::scalar_for_number(const char* expected) const {
@@ -157,6 +208,31 @@ double YamlNode::as_nonnegative_number() const {
   return value;
 }
 
+std::uint64_t YamlNode::as_u64_in(std::uint64_t min, std::uint64_t max, const char* unit) const {
+  const std::int64_t value = as_int();
+  if (value < 0 || static_cast<std::uint64_t>(value) < min || static_cast<std::uint64_t>(value) > max) {
+    fail("must be " + range_text(std::to_string(min), std::to_string(max), unit) + ", got " +
+         std::to_string(value));
+  }
+  return static_cast<std::uint64_t>(value);
+}
+
+std::uint32_t YamlNode::as_u32_in(std::uint32_t min, std::uint32_t max, const char* unit) const {
+  return static_cast<std::uint32_t>(as_u64_in(min, max, unit));
+}
+
+double YamlNode::as_number_in(double min, double max, const char* unit, bool min_exclusive) const {
+  const double value = as_number();
+  if (value < min || (min_exclusive && value == min) || value > max) {
+    std::string range = range_text(number_text(min), number_text(max), unit);
+    if (min_exclusive)
+      range = "above " + number_text(min) + " and at most " + number_text(max) +
+              (unit != nullptr && *unit != '\0' ? std::string(" ") + unit : "");
+    fail("must be " + range + ", got " + node_.Scalar());
+  }
+  return value;
+}
+
 std::vector<YamlNode> YamlNode::as_list(bool non_empty) const {
   if (!node_.IsSequence()) fail("expected a list, got " + describe());
   if (non_empty && node_.size() == 0) fail("must be a non-empty list");
@@ -182,6 +258,8 @@ YamlMap::YamlMap(const YamlNode& node) : node_(node) {
     const YamlNode key_node = node.child(it->first, it->first.IsScalar() ? it->first.Scalar() : "?");
     if (!it->first.IsScalar() || it->first.Scalar().empty()) key_node.fail("map keys must be plain names");
     const std::string name = it->first.Scalar();
+    if (const std::string problem = text_problem(name, false); !problem.empty())
+      key_node.fail("a key " + problem);
     for (std::size_t i = 0; i < entries_.size(); ++i) {
       if (entries_[i].first == name) {
         key_node.fail("duplicate key (first given at line " + std::to_string(key_nodes_[i].where().line) +
@@ -255,13 +333,37 @@ double YamlMap::optional_nonnegative(std::string_view key, double fallback) cons
   return value ? value->as_nonnegative_number() : fallback;
 }
 
+std::uint32_t YamlMap::required_u32_in(std::string_view key, std::uint32_t min, std::uint32_t max,
+                                       const char* unit) const {
+  return required(key).as_u32_in(min, max, unit);
+}
+
+std::uint32_t YamlMap::optional_u32_in(std::string_view key, std::uint32_t fallback, std::uint32_t min,
+                                       std::uint32_t max, const char* unit) const {
+  const auto value = optional(key);
+  return value ? value->as_u32_in(min, max, unit) : fallback;
+}
+
 // ---------------------------------------------------------------------------------------------------
 
 YamlNode load_yaml_file(const std::string& path) {
   const SourceLocation file_only{path, 0, 0};
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status)) {
     throw InputError(file_only, "", "is a directory, expected a YAML file");
+  }
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    // /dev/zero, a FIFO, a socket: reading could block or never end.
+    throw InputError(file_only, "", "is not a regular file (a device, pipe or socket), expected a YAML file");
+  }
+  if (std::filesystem::is_regular_file(status)) {
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxConfigFileBytes) {
+      throw InputError(file_only, "",
+                       "is " + std::to_string(size) + " bytes, larger than a config file may be (" +
+                           std::to_string(kMaxConfigFileBytes) + " bytes); is this the right file?");
+    }
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(file_only, "", std::string("cannot open file: ") + std::strerror(errno));
@@ -272,6 +374,30 @@ YamlNode load_yaml_file(const std::string& path) {
   auto file = std::make_shared<const std::string>(path);
   YAML::Node root;
   try {
+    // Load silently ignores every document after the first, so count them first. Not with LoadAll:
+    // yaml-cpp 0.7's LoadAll never returns on a flow indicator outside a flow collection (a stray
+    // ',', jbeder/yaml-cpp#1040; found by tb/fuzz): the parser reports an empty document at the same
+    // position forever without consuming the token, and LoadAll keeps every one of them.
+    std::istringstream stream(text.str());
+    YAML::Parser parser(stream);
+    DocumentStarts starts;
+    while (parser.HandleNextDocument(starts)) {
+      const std::size_t n = starts.marks.size();
+      if (n >= 2 && starts.marks[n - 1].pos == starts.marks[n - 2].pos) {
+        const YAML::Mark& mark = starts.marks.back();
+        const std::string all = text.str();
+        const auto pos = static_cast<std::size_t>(mark.pos);
+        const std::string token = pos < all.size() ? "'" + all.substr(pos, 1) + "'" : "end of file";
+        throw InputError(SourceLocation{path, mark.line + 1, mark.column + 1}, "",
+                         "malformed YAML: unexpected " + token);
+      }
+    }
+    if (starts.marks.size() > 1) {
+      const YAML::Mark& mark = starts.marks[1];
+      throw InputError(SourceLocation{path, mark.line + 1, mark.column + 1}, "",
+                       "the file holds " + std::to_string(starts.marks.size()) +
+                           " YAML documents (separated by '---'); a config file is exactly one");
+    }
     root = YAML::Load(text.str());
   } catch (const YAML::ParserException& e) {
     // yaml-cpp marks are 0-based; a mark at the very end of the text may be null.
@@ -308,8 +434,56 @@ std::string join_choices(const std::vector<std::string>& choices, const char* la
   return text;
 }
 
+std::string text_problem(std::string_view text, bool multi_line) {
+  // UTF-8 by its definition (RFC 3629): no overlong forms, no surrogates, nothing above U+10FFFF.
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const std::string at = " at byte " + std::to_string(i);
+    if (byte < 0x80) {
+      const bool allowed_control = multi_line && (byte == '\n' || byte == '\t' || byte == '\r');
+      if ((byte < 0x20 || byte == 0x7F) && !allowed_control) {
+        return "contains the control character 0x" + std::string(1, "0123456789abcdef"[byte >> 4U]) +
+               std::string(1, "0123456789abcdef"[byte & 0xFU]) + at + " (names must be printable)";
+      }
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    std::uint32_t code = 0;
+    if ((byte & 0xE0U) == 0xC0U) {
+      length = 2;
+      code = byte & 0x1FU;
+    } else if ((byte & 0xF0U) == 0xE0U) {
+      length = 3;
+      code = byte & 0x0FU;
+    } else if ((byte & 0xF8U) == 0xF0U) {
+      length = 4;
+      code = byte & 0x07U;
+    } else {
+      return "is not valid UTF-8" + at;
+    }
+    if (i + length > text.size()) return "is not valid UTF-8 (truncated character" + at + ")";
+    for (std::size_t k = 1; k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      if ((next & 0xC0U) != 0x80U) return "is not valid UTF-8" + at;
+      code = (code << 6U) | (next & 0x3FU);
+    }
+    const std::uint32_t smallest = length == 2 ? 0x80U : length == 3 ? 0x800U : 0x10000U;
+    if (code < smallest || code > 0x10FFFFU || (code >= 0xD800U && code <= 0xDFFFU)) {
+      return "is not valid UTF-8" + at;
+    }
+    if (code >= 0x80U && code <= 0x9FU)
+      return "contains a C1 control character" + at + " (names must be printable)";
+    i += length;
+  }
+  return {};
+}
+
 TimePs to_ps(const YamlNode& value, double ps, bool allow_zero) {
-  if (ps >= 1e18) value.fail("time is too long for the model's picosecond clock");
+  if (!(ps < static_cast<double>(kTimeHorizonPs))) {
+    value.fail("time is beyond the model's horizon of 1e18 ps (about 11.6 days)");
+  }
   if (!allow_zero && ps < 0.5) value.fail("duration rounds to 0 ps");
   return static_cast<TimePs>(std::llround(ps));
 }

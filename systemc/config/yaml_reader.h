@@ -40,8 +40,15 @@ class YamlNode {
   /// "a map", "a list", "null", "a string 'x'", "the number 3", ... for messages.
   [[nodiscard]] std::string describe() const;
 
-  /// Non-empty scalar text (a plain 42 is accepted as the string "42").
+  /// Non-empty scalar text (a plain 42 is accepted as the string "42"): valid UTF-8 without control
+  /// characters other than newline and tab (free text such as descriptions may span lines).
   [[nodiscard]] std::string as_string() const;
+  /// A name (of a GPU, kernel, process, ...): as_string, on one line (no newline or tab), at most
+  /// kMaxNameBytes long. Names end up in JSON, tables and file names.
+  [[nodiscard]] std::string as_name() const;
+  /// A name that also becomes one component of an output path (`out/<workload name>/`): as_name, and
+  /// not ".", "..", nor containing '/' or '\\', so it can never leave its output folder.
+  [[nodiscard]] std::string as_path_component() const;
   /// Integer written in decimal; errors on floats, quoted strings, out-of-range values.
   [[nodiscard]] std::int64_t as_int() const;
   /// Integer >= min (min 1: "must be positive"); fits in 32 bits.
@@ -52,6 +59,13 @@ class YamlNode {
   [[nodiscard]] double as_number() const;
   [[nodiscard]] double as_positive_number() const;     ///< > 0
   [[nodiscard]] double as_nonnegative_number() const;  ///< >= 0
+  /// Integer in [min, max] (a key's physical range, docs/config.md); the message names the range
+  /// and, when given, its unit ("SMs", "bytes").
+  [[nodiscard]] std::uint64_t as_u64_in(std::uint64_t min, std::uint64_t max, const char* unit = "") const;
+  [[nodiscard]] std::uint32_t as_u32_in(std::uint32_t min, std::uint32_t max, const char* unit = "") const;
+  /// Finite number in [min, max] (min_exclusive: in (min, max]).
+  [[nodiscard]] double as_number_in(double min, double max, const char* unit = "",
+                                    bool min_exclusive = false) const;
 
   /// Elements of a list, keyed "key[i]". Errors if this is not a list, or (non_empty) if it is empty.
   [[nodiscard]] std::vector<YamlNode> as_list(bool non_empty = true) const;
@@ -95,6 +109,10 @@ class YamlMap {
   [[nodiscard]] double required_positive(std::string_view key) const;
   [[nodiscard]] double required_nonnegative(std::string_view key) const;
   [[nodiscard]] double optional_nonnegative(std::string_view key, double fallback) const;
+  [[nodiscard]] std::uint32_t required_u32_in(std::string_view key, std::uint32_t min, std::uint32_t max,
+                                              const char* unit = "") const;
+  [[nodiscard]] std::uint32_t optional_u32_in(std::string_view key, std::uint32_t fallback, std::uint32_t min,
+                                              std::uint32_t max, const char* unit = "") const;
 
  private:
   explicit YamlMap(const YamlNode& node);
@@ -105,14 +123,25 @@ class YamlMap {
   std::vector<YamlNode> key_nodes_;  ///< parallel to entries_: the key scalars, for error positions
 };
 
-/// A time read from `value` (already scaled to picoseconds) as TimePs. Durations above ~11 days
-/// (1e18 ps) would overflow sums of TimePs and are certainly typos; `allow_zero` false rejects
-/// values that round to 0 ps.
+/// A time read from `value` (already scaled to picoseconds) as TimePs. Durations beyond the model's
+/// time horizon (kTimeHorizonPs, ~11.6 days) would overflow sums of TimePs and are certainly typos;
+/// `allow_zero` false rejects values that round to 0 ps.
 [[nodiscard]] TimePs to_ps(const YamlNode& value, double ps, bool allow_zero);
 
-/// Reads and parses `path`. Unreadable files and malformed YAML become InputErrors (the latter with the
-/// parser's line and column). The root must be a map.
+/// Config files larger than this are refused before they are read (the largest shipped file is
+/// ~15 KB; a mistaken path to a log or a device must not be read without limit).
+inline constexpr std::uintmax_t kMaxConfigFileBytes = 8U << 20U;
+/// Longest name (GPU, kernel, process, workload, label) in bytes.
+inline constexpr std::size_t kMaxNameBytes = 200;
+
+/// Reads and parses `path`. Unreadable files, anything but a regular file (devices, pipes), files over
+/// kMaxConfigFileBytes, malformed YAML and files with more than one YAML document become InputErrors
+/// (with the parser's line and column where there is one). The root must be a map.
 [[nodiscard]] YamlNode load_yaml_file(const std::string& path);
+
+/// Empty when `text` is valid UTF-8 without control characters (newline and tab allowed when
+/// `multi_line`); otherwise why not, with the byte offset.
+[[nodiscard]] std::string text_problem(std::string_view text, bool multi_line);
 
 /// The candidate closest to `name` if it is at most two edits away (for "did you mean" hints), else "".
 [[nodiscard]] std::string closest_name(std::string_view name, const std::vector<std::string>& candidates);

@@ -14,6 +14,10 @@ namespace gpumux {
 /// module boundaries.
 using TimePs = std::uint64_t;
 inline constexpr TimePs kNever = std::numeric_limits<TimePs>::max();
+/// The simulated-time horizon: 1e18 ps, about 11.6 days. Every time read from a config, and the
+/// back-to-back work of a whole workload, must stay below it (checked when loading, docs/config.md
+/// "Ranges"), which leaves a factor of 18 to 2^64 ps for sums inside the model.
+inline constexpr TimePs kTimeHorizonPs = 1'000'000'000'000'000'000ULL;
 
 /// Nearest whole picosecond (times are never negative; llround, not a +0.5 cast, for exact halves).
 inline TimePs round_to_ps(double ps) { return static_cast<TimePs>(std::llround(ps)); }

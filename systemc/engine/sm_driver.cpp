@@ -162,6 +162,14 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
       violation("issued thread block " + std::to_string(tb) + " twice", sm, kernel);
     }
     duration = durations_[index(sm)].draw(k.desc->tb_time);
+    if (duration >= kTimeHorizonPs / 16) {
+      // A lognormal tail draw of a long, widely spread kernel: beyond this, sums of times could
+      // overflow the picosecond clock. The input is the cause, so it is reported as one.
+      throw InputError(k.desc->where, k.desc->name + ".tb_time",
+                       "a thread-block time drawn for kernel '" + k.desc->name + "' is " +
+                           std::to_string(static_cast<double>(duration) / 1e12) +
+                           " s, beyond the model's time horizon; lower its mean or rsd_percent");
+    }
     ++tbs_issued_;
   }
   tb_states_[index(kernel)][tb] = TbState::kRunning;
@@ -228,6 +236,14 @@ void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs
 void SmDriver::finish_kernel(KernelId kernel) {
   KernelStatus& k = framework_.kernel(kernel);
   k.end_ps = now();
+  // Every thread block ran exactly once: check it now and free the per-TB states, so memory holds
+  // only the kernels still running, not every launch of a long workload.
+  auto& states = tb_states_[index(kernel)];
+  for (std::size_t tb = 0; tb < states.size(); ++tb) {
+    if (states[tb] != TbState::kDone)
+      violation("thread block " + std::to_string(tb) + " never completed", SmId{0}, kernel);
+  }
+  std::vector<TbState>().swap(states);
   framework_.retire(kernel);
   for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
     auto& limits = framework_.sm(SmId{s}).limits;

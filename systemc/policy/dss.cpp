@@ -160,7 +160,16 @@ void DssPolicy::on_kernel_arrival(KernelId kernel, EngineControl& control) {
               kernel, control);
   }
   const int given = shares_.tokens_for(k.process, k.os_tokens, control.num_sms(), control.num_contexts());
-  const std::int32_t tokens = std::clamp(given, model_->insert_min(), model_->token_max());
+  if (given > model_->token_max()) {
+    // The hardware would clamp (dss_reference.h, "Tokens"); a budget the counter cannot hold is a
+    // configuration mistake, not something to change silently.
+    throw InputError("policy dss: process #" + std::to_string(index(k.process)) +
+                     " (in workload order) has " + std::to_string(given) + " tokens, more than the " +
+                     std::to_string(model_->config().token_bits) + "-bit token counter holds (at most " +
+                     std::to_string(model_->token_max()) +
+                     "); lower the workload's `tokens` or raise --policy-opt token_bits");
+  }
+  const std::int32_t tokens = std::max(given, model_->insert_min());
   if (index(kernel) >= tokens_given_.size()) tokens_given_.resize(index(kernel) + 1);
   tokens_given_[index(kernel)] = tokens;
   push(Ref::Inputs::kernel_insert(k.ksrt_slot, tokens), kernel);

@@ -1,6 +1,7 @@
 #include "policy/srtf.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -19,17 +20,21 @@ double parse_double(const std::string& policy, const std::string& key, const std
   try {
     std::size_t used = 0;
     const double v = std::stod(value, &used);
-    if (used == value.size() && v >= 0) return v;
+    // inf and nan parse, but a threshold of inf would silently mean "never"; say so instead.
+    if (used == value.size() && std::isfinite(v) && v >= 0 && v <= 1e6) return v;
   } catch (const std::exception&) {
   }
-  throw InputError("policy " + policy + ": option " + key + " must be a number >= 0, not '" + value + "'");
+  throw InputError("policy " + policy + ": option " + key + " must be a finite number 0..1e6, not '" + value +
+                   "'");
 }
 
 std::uint32_t parse_count(const std::string& policy, const std::string& key, const std::string& value) {
   try {
     std::size_t used = 0;
     const unsigned long v = std::stoul(value, &used);
-    if (used == value.size() && v >= 1 && v <= 1024) return static_cast<std::uint32_t>(v);
+    // stoul accepts "-5" (it wraps) and leading spaces: only plain digits are a count.
+    const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+    if (digits && used == value.size() && v >= 1 && v <= 1024) return static_cast<std::uint32_t>(v);
   } catch (const std::exception&) {
   }
   throw InputError("policy " + policy + ": option " + key + " must be an integer 1..1024, not '" + value +

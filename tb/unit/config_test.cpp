@@ -505,23 +505,24 @@ TEST_F(ConfigErrorTest, ReferenceValuesMustBeNumbers) {
 TEST_F(ConfigErrorTest, ZeroCopySize) {
   const std::string text = workload_text("        - h2d: {bytes: 0}\n");
   expect_error(workload_error(text), "w.yaml", line_of(text, "bytes: 0"),
-               "processes[0].streams[0][1].h2d.bytes", "must be a positive integer, got 0");
+               "processes[0].streams[0][1].h2d.bytes", "must be between 1 and 1099511627776 bytes, got 0");
 }
 
 TEST_F(ConfigErrorTest, NegativeCopySize) {
   const std::string text = workload_text("        - d2h: {bytes: -4096}\n");
   expect_error(workload_error(text), "w.yaml", line_of(text, "-4096"), "processes[0].streams[0][1].d2h.bytes",
-               "must be a positive integer, got -4096");
+               "must be between 1 and 1099511627776 bytes, got -4096");
 }
 
 TEST_F(ConfigErrorTest, ZeroSmCount) {
   const auto [msg, text] = gpu_error("sms: 4", "sms: 0");
-  expect_error(msg, "bad-gpu.yaml", line_of(text, "sms: 0"), "sms", "must be a positive integer");
+  expect_error(msg, "bad-gpu.yaml", line_of(text, "sms: 0"), "sms", "must be between 1 and 1024 SMs, got 0");
 }
 
 TEST_F(ConfigErrorTest, NegativeBandwidth) {
   const auto [msg, text] = gpu_error("bandwidth_gb_per_s: 100", "bandwidth_gb_per_s: -100");
-  expect_error(msg, "bad-gpu.yaml", line_of(text, "-100"), "memory.bandwidth_gb_per_s", "must be positive");
+  expect_error(msg, "bad-gpu.yaml", line_of(text, "-100"), "memory.bandwidth_gb_per_s",
+               "must be between 0.1 and 100000 GB/s, got -100");
 }
 
 TEST_F(ConfigErrorTest, ZeroCpuTimeAndNegativeArrival) {
@@ -535,10 +536,12 @@ TEST_F(ConfigErrorTest, ZeroCpuTimeAndNegativeArrival) {
 
 TEST_F(ConfigErrorTest, ZeroLaunchesRepeatAndTokens) {
   std::string text = workload_text("        - kernel: {name: small, launches: 0}\n");
-  expect_error(workload_error(text), "w.yaml", 6, "processes[0].streams[0][1].kernel.launches", "positive");
+  expect_error(workload_error(text), "w.yaml", 6, "processes[0].streams[0][1].kernel.launches",
+               "must be between 1 and 1000000 launches, got 0");
   text = workload_text("");
   text.replace(text.find("    streams:"), 0, "    repeat: 0\n");
-  expect_error(workload_error(text), "w.yaml", 4, "processes[0].repeat", "positive");
+  expect_error(workload_error(text), "w.yaml", 4, "processes[0].repeat",
+               "must be between 1 and 1000000 runs, got 0");
   text = workload_text("");
   text.replace(text.find("    streams:"), 0, "    tokens: -1\n");
   expect_error(workload_error(text), "w.yaml", 4, "processes[0].tokens", "positive");
@@ -561,7 +564,8 @@ TEST_F(ConfigErrorTest, TbRsdPercentOverridesEveryKernelWithoutTouchingTheLibrar
   EXPECT_DOUBLE_EQ(lib.at(0)->tb_time.rsd_percent, 0.0);
 
   const std::string negative = "tb_rsd_percent: -3\n" + workload_text("");
-  expect_error(workload_error(negative), "w.yaml", 1, "tb_rsd_percent", "must not be negative");
+  expect_error(workload_error(negative), "w.yaml", 1, "tb_rsd_percent",
+               "must be between 0 and 500 %, got -3");
   const std::string fixed = "tb_duration: fixed\ntb_rsd_percent: 10\n" + workload_text("");
   expect_error(workload_error(fixed), "w.yaml", 2, "tb_rsd_percent", "no effect with tb_duration: fixed");
 }
@@ -647,7 +651,141 @@ TEST_F(ConfigErrorTest, ErrorsInALibraryNameTheLibraryFile) {
   const std::string msg = workload_error(text);
   expect_error(msg, "lib.yaml",
                line_of(std::string(kLibrary) + "  - name: bad\n    thread_blocks: -1\n", "-1"),
-               "kernels[3].thread_blocks", "positive");
+               "kernels[3].thread_blocks", "must be between 1 and 2147483647 thread blocks, got -1");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Physical ranges, the time horizon, and input that is not a config at all (issue 9: each of these
+// once gave a silently wrong result, a hang or a crash).
+
+TEST_F(ConfigErrorTest, GpuNumbersOutsidePhysicalRangesNameTheRange) {
+  struct Case {
+    const char* from;
+    const char* to;
+    const char* key;
+    const char* fragment;
+  };
+  const Case cases[] = {
+      // 1e-300 GB/s once made copies take no time (the transfer time overflowed and wrapped).
+      {"bandwidth_gb_per_s: 100", "bandwidth_gb_per_s: 1e-300", "memory.bandwidth_gb_per_s",
+       "must be between 0.1 and 100000 GB/s, got 1e-300"},
+      // 1e17 ns pinned simulated time at 2^63 ps.
+      {"latency_ns: 0}\npcie", "latency_ns: 1e17}\npcie", "memory.latency_ns",
+       "must be between 0 and 1e+06 ns, got 1e17"},
+      {"clock_mhz: 500", "clock_mhz: 1e-300", "pcie.clock_mhz", "must be between 1 and 100000 MHz"},
+      // 4294967295 SMs, queues or burst bytes ended in std::bad_alloc.
+      {"sms: 4", "sms: 4294967295", "sms", "must be between 1 and 1024 SMs, got 4294967295"},
+      {"burst_bytes: 4096", "burst_bytes: 4294967295", "pcie.burst_bytes",
+       "must be between 1 and 1048576 bytes"},
+      {"core_clock_mhz: 1000", "core_clock_mhz: 1e9", "core_clock_mhz", "must be between 1 and 10000 MHz"},
+      {"registers: 65536", "registers: 4294967295", "sm.registers",
+       "must be between 1 and 16777216 registers"},
+      {"[16, 48]", "[16, 4000000]", "sm.shared_memory_configs_kb[1]", "must be between 1 and 65536 KB"},
+  };
+  for (const Case& c : cases) {
+    const auto [msg, text] = gpu_error(c.from, c.to);
+    expect_error(msg, "bad-gpu.yaml", line_of(text, c.to), c.key, c.fragment);
+  }
+  const std::string frontend = std::string(kGpu) + "frontend: {command_queues: 4294967295}\n";
+  const std::string path = write("fe.yaml", frontend);
+  expect_error(error_of([&] { (void)load_gpu_config(path); }), "fe.yaml", line_of(frontend, "frontend"),
+               "frontend.command_queues", "must be between 1 and 1024 queues");
+  const std::string cs = std::string(kGpu) + "context_switch: {burst_bytes: 4294967295}\n";
+  const std::string cs_path = write("cs.yaml", cs);
+  expect_error(error_of([&] { (void)load_gpu_config(cs_path); }), "cs.yaml", line_of(cs, "context_switch"),
+               "context_switch.burst_bytes", "must be between 1 and 1048576 bytes");
+}
+
+TEST_F(ConfigErrorTest, KernelTimesBeyondTheirRangeAreRefused) {
+  // 1e10 %RSD gave thread blocks of ~0 or 2^63 ps.
+  const int line = line_of(std::string(kLibrary) + "  - {", "  - {");
+  write("lib.yaml", std::string(kLibrary) + "  - {name: wide, thread_blocks: 1, threads_per_tb: 32, " +
+                        "registers_per_tb: 32, tb_time: {mean_us: 1, rsd_percent: 1e10}}\n");
+  std::string msg = workload_error(workload_text(""));
+  expect_error(msg, "lib.yaml", line, "kernels[3].tb_time.rsd_percent",
+               "must be between 0 and 500 %, got 1e10");
+  // 9e11 us (10 days) per thread block: beyond the one-minute limit on a mean.
+  write("lib.yaml", std::string(kLibrary) + "  - {name: slow, thread_blocks: 1, threads_per_tb: 32, " +
+                        "registers_per_tb: 32, tb_time: {mean_us: 9e11}}\n");
+  msg = workload_error(workload_text(""));
+  expect_error(msg, "lib.yaml", line, "kernels[3].tb_time.mean_us", "900000 s is beyond the 60 s limit");
+}
+
+TEST_F(ConfigErrorTest, AWorkloadWhoseWorkPassesTheTimeHorizonNamesTheCommand) {
+  // 50 s thread blocks, 100 blocks on 4 SMs x 7 = 1 wave: 50 s per launch; x 1e6 launches x 25 runs
+  // is 1.25e9 s of work, beyond the 1e18 ps horizon (it once wrapped and reported start == end).
+  write("lib.yaml", std::string(kLibrary) + "  - {name: long, thread_blocks: 4, threads_per_tb: 32, " +
+                        "registers_per_tb: 32, tb_time: {mean_us: 5e7}}\n");
+  const std::string text =
+      "kernel_libraries: [lib.yaml]\n"
+      "processes:\n"
+      "  - name: p0\n"
+      "    repeat: 25\n"
+      "    streams:\n"
+      "      - - kernel: {name: long, launches: 1000000}\n";
+  const std::string msg = workload_error(text);
+  expect_error(msg, "w.yaml", line_of(text, "name: long"), "", "passes the model's horizon of 1e18 ps");
+  EXPECT_NE(msg.find("process 'p0'"), std::string::npos) << msg;
+  // The same kernel once is fine.
+  const std::string once =
+      "kernel_libraries: [lib.yaml]\nprocesses:\n  - name: p0\n    streams:\n"
+      "      - - kernel: {name: long}\n";
+  const std::string path = write("once.yaml", once);
+  EXPECT_NO_THROW((void)load_workload(path, gpu()));
+}
+
+TEST_F(ConfigErrorTest, CopiesCpuPhasesAndArrivalsHaveLimits) {
+  // 2^63 - 1 bytes never finished simulating.
+  std::string text = workload_text("        - d2h: {bytes: 9223372036854775807}\n");
+  expect_error(workload_error(text), "w.yaml", line_of(text, "922337"),
+               "processes[0].streams[0][1].d2h.bytes", "must be between 1 and 1099511627776 bytes");
+  text = workload_text("        - cpu: {ms: 1e9}\n");
+  expect_error(workload_error(text), "w.yaml", line_of(text, "1e9"), "processes[0].streams[0][1].cpu.ms",
+               "at most one hour");
+  text =
+      "kernel_libraries: [lib.yaml]\nprocesses:\n  - name: p0\n    arrival_ns: 1e17\n    streams:\n"
+      "      - - kernel: {name: small}\n";
+  expect_error(workload_error(text), "w.yaml", 4, "processes[0].arrival_ns", "at most one hour");
+}
+
+TEST_F(ConfigErrorTest, NamesMustBePrintableUtf8) {
+  // A non-UTF-8 byte once reached the JSON writer and ended in exit 1 with no location.
+  std::string text =
+      "kernel_libraries: [lib.yaml]\nprocesses:\n  - name: p\xff\n    streams:\n"
+      "      - - kernel: {name: small}\n";
+  expect_error(workload_error(text), "w.yaml", 3, "processes[0].name", "not valid UTF-8 at byte 1");
+  text =
+      "kernel_libraries: [lib.yaml]\nprocesses:\n  - name: \"a\\tb\"\n    streams:\n"
+      "      - - kernel: {name: small}\n";
+  expect_error(workload_error(text), "w.yaml", 3, "processes[0].name", "control character 0x09");
+  // An overlong encoding of '/' (0xC0 0xAF) is not UTF-8 either.
+  const auto [msg, gpu_text] = gpu_error("name: test-gpu", "name: a\xc0\xaf");
+  expect_error(msg, "bad-gpu.yaml", 1, "name", "not valid UTF-8");
+  // Real UTF-8 is a fine name.
+  std::string utf8 = kGpu;
+  utf8.replace(utf8.find("test-gpu"), 8, "\xc3\xa9t\xc3\xa9-\xe2\x82\xac");
+  const std::string path = write("utf8.yaml", utf8);
+  EXPECT_EQ(load_gpu_config(path).name, "\xc3\xa9t\xc3\xa9-\xe2\x82\xac");
+}
+
+TEST_F(ConfigErrorTest, AWorkloadNameCannotLeaveTheOutputFolder) {
+  for (const char* name : {"../../x", "..", "a/b", "a\\\\b"}) {
+    const std::string text = std::string("name: \"") + name + "\"\n" + workload_text("");
+    expect_error(workload_error(text), "w.yaml", 1, "name", "must not be '.' or '..' nor contain '/'");
+  }
+}
+
+TEST_F(ConfigErrorTest, DevicesHugeFilesAndSecondDocumentsAreRefused) {
+  std::string msg = error_of([&] { (void)load_gpu_config("/dev/zero"); });
+  EXPECT_NE(msg.find("/dev/zero: is not a regular file"), std::string::npos) << msg;
+  const std::string big = write("big.yaml", "# " + std::string(9U << 20U, 'x') + "\n");
+  msg = error_of([&] { (void)load_gpu_config(big); });
+  EXPECT_NE(msg.find("larger than a config file may be (8388608 bytes)"), std::string::npos) << msg;
+  // A second document was silently ignored.
+  const std::string two = std::string(kGpu) + "---\nsms: 8\n";
+  const std::string path = write("two.yaml", two);
+  expect_error(error_of([&] { (void)load_gpu_config(path); }), "two.yaml", line_of(two, "---"), "",
+               "2 YAML documents");
 }
 
 }  // namespace

@@ -235,6 +235,22 @@ TEST_F(DssPolicyTest, ProcessWithMoreOsTokensGetsMoreSms) {
   EXPECT_NO_THROW(driver_->check_final_invariants());
 }
 
+TEST_F(DssPolicyTest, OsTokensBeyondTheTokenCounterAreAnErrorNotAClamp) {
+  // 8-bit tokens (the default up to 63 SMs) hold at most 127; the hardware would clamp 300 to 127.
+  make_dss(13, 1);
+  try {
+    (void)launch_with(whole_sm_kernel("big", 30), 0, 300);
+    ADD_FAILURE() << "300 tokens in an 8-bit counter were accepted";
+  } catch (const InputError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("300 tokens, more than the 8-bit token counter holds (at most 127)"),
+              std::string::npos)
+        << msg;
+  }
+  make_dss(13, 1);
+  EXPECT_NO_THROW((void)launch_with(whole_sm_kernel("fits", 30), 0, 127));
+}
+
 TEST_F(DssPolicyTest, SmallKernelLeavesNoSmStuckWithoutThreadBlocks) {
   make_dss(13, 2);
   const KernelId tiny = launch_with(test::kernel("tiny", 3, 1.0, 256, 8192), 0);  // 3 TBs: one SM

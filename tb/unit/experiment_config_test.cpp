@@ -322,7 +322,8 @@ TEST_F(ExperimentErrors, GeneratorKeys) {
                            "/workloads/tanasic/parboil-apps.yaml\n";
   const std::string runs = "runs:\n  - {label: a, policy: fcfs}\n";
   const std::string zero = base + "  process_counts: [2, 0]\n  mixes_per_count: 2\n  mix_seed: 1\n" + runs;
-  expect_error(error_of(zero), line_of(zero, "[2, 0]"), "workloads.process_counts[1]", "positive");
+  expect_error(error_of(zero), line_of(zero, "[2, 0]"), "workloads.process_counts[1]",
+               "must be between 1 and 256 processes, got 0");
   const std::string kind = "gpu: " + kConfigDir + "/gpus/kepler-k20c.yaml\nanalysis: summary\n" +
                            "workloads:\n  generate: pai-pairs\n" + runs;
   expect_error(error_of(kind), line_of(kind, "pai-pairs"), "workloads.generate", "tanasic-mixes");
@@ -332,6 +333,22 @@ TEST_F(ExperimentErrors, GeneratorKeys) {
       base + "  process_counts: [2]\n  mixes_per_count: 1\n  mix_seed: 1\n  arrival_offset_max_us: 1500\n" +
       runs;
   expect_error(error_of(offset), line_of(offset, "1500"), "workloads.arrival_offset_max_us", "below 1000");
+}
+
+TEST_F(ExperimentErrors, GridSizesHaveLimits) {
+  // mixes_per_count: 4294967295 once hung even `--dry-run` while planning the grid.
+  const std::string base = "gpu: " + kConfigDir + "/gpus/kepler-k20c.yaml\nanalysis: tanasic-dss\n" +
+                           "workloads:\n  generate: tanasic-mixes\n  applications: " + kConfigDir +
+                           "/workloads/tanasic/parboil-apps.yaml\n  process_counts: [2]\n  mix_seed: 1\n";
+  const std::string huge = base + "  mixes_per_count: 4294967295\nruns:\n  - {label: a, policy: fcfs}\n";
+  expect_error(error_of(huge), line_of(huge, "4294967295"), "workloads.mixes_per_count",
+               "must be between 1 and 10000 mixes, got 4294967295");
+  std::string seeds = "seeds: [";
+  for (int i = 0; i < 200; ++i) seeds += std::to_string(i) + (i < 199 ? ", " : "]\n");
+  const std::string grid =
+      base + "  mixes_per_count: 10000\n" + seeds + "runs:\n  - {label: a, policy: fcfs}\n";
+  expect_error(error_of(grid), line_of(grid, "  - {label"), "runs",
+               "10000 workloads x 1 runs x 200 seeds = 2000000 simulations, more than the 1000000");
 }
 
 TEST_F(ExperimentErrors, TbRsdPercentReachesEveryWorkloadAndItsPrioritizedVariant) {

@@ -66,6 +66,14 @@ TEST(PaiRegistry, EveryPaiPolicyIsRegisteredAndChecksItsOptions) {
   EXPECT_THROW((void)create_policy("srtf", {{"threshold", "0.5"}}), InputError);
   EXPECT_THROW((void)create_policy("srtf", {{"sample", "sometimes"}}), InputError);
   EXPECT_THROW((void)create_policy("srtf-adaptive", {{"shared_limit", "0"}}), InputError);
+  // inf and nan parse as numbers; "-5" and " 2" parse as counts (stoul wraps and skips spaces). None is
+  // silently clamped or accepted.
+  for (const char* bad : {"inf", "nan", "1e300", "-1"}) {
+    EXPECT_THROW((void)create_policy("srtf-adaptive", {{"threshold", bad}}), InputError) << bad;
+  }
+  for (const char* bad : {"-5", " 2", "+2", "1025"}) {
+    EXPECT_THROW((void)create_policy("srtf-adaptive", {{"shared_limit", bad}}), InputError) << bad;
+  }
   EXPECT_NO_THROW((void)create_policy("srtf-adaptive", {{"threshold", "0.25"}, {"shared_limit", "2"}}));
   EXPECT_NO_THROW((void)create_policy("srtf", {{"sample", "first-started-in-slice"}, {"decide", "gpu"}}));
   EXPECT_THROW((void)create_policy("srtf", {{"decide", "sm"}}), InputError);
