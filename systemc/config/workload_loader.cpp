@@ -247,12 +247,21 @@ void check_time_horizon(const Workload& w, const GpuConfig& gpu) {
       " (~11.6 days; the workload's every run, back to back). Lower repeat, launches or sizes, or "
       "shorten the workload";
   double total = 0;
+  double launches = 0;
   for (const ProcessSpec& p : w.processes) {
     const double runs = w.replay == ReplayMode::kFixed ? p.repeat : std::max(p.repeat, w.replay_limit);
     total += static_cast<double>(p.arrival_ps);
     for (const StreamSpec& stream : p.streams) {
       for (const CommandSpec& cmd : stream.commands) {
         total += runs * alone_time_ps(cmd, gpu);
+        if (cmd.kind == CommandKind::kKernel) launches += runs * cmd.launches;
+        if (launches > static_cast<double>(config::kMaxWorkloadLaunches)) {
+          // Each launch is a record in the run's tables and in stats.json (~200 bytes each).
+          throw InputError(cmd.where, "",
+                           "process '" + p.name + "': with this command the workload launches more than " +
+                               std::to_string(config::kMaxWorkloadLaunches) +
+                               " kernels over all its runs; lower repeat, replay_limit or launches");
+        }
         if (total >= horizon) {
           throw InputError(cmd.where, "",
                            "process '" + p.name + "' (" + std::to_string(p.repeat) +

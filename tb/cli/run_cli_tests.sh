@@ -359,5 +359,48 @@ kill_parent kill-run-sigint INT "$gpumux" run --gpu "$gpu" --workload "$long" --
 kill_parent kill-experiment-sigkill KILL "$gpumux" experiment "$work/long-exp.yaml" --out "$work/le" --no-cache
 kill_parent kill-experiment-sigterm TERM "$gpumux" experiment "$work/long-exp.yaml" --out "$work/le" --no-cache
 
+# Config values outside their physical range, and files that are not configs, through the binary:
+# exit 2 with file:line and key (each once gave exit 0 with a wrong result, a hang or exit 1).
+bad_gpu() {  # bad_gpu NAME SED_EXPR EXPECTED_TEXT
+  sed "$2" "$gpu" >"$work/bad-gpu.yaml"
+  check "$1" 2 "$gpumux" run --gpu "$work/bad-gpu.yaml" --workload "$sgemm" --out "$work/bad" -q
+  expect_text "$1-msg" "$work/err" "$3"
+}
+bad_gpu range-bandwidth 's/bandwidth_gb_per_s: [0-9]*/bandwidth_gb_per_s: 1e-300/' \
+  "bad-gpu.yaml:19:23: 'memory.bandwidth_gb_per_s': must be between 0.1 and 100000 GB/s, got 1e-300"
+bad_gpu range-mem-latency 's/^  latency_ns: 400 /  latency_ns: 1e17 /' \
+  "'memory.latency_ns': must be between 0 and 1e+06 ns, got 1e17"
+bad_gpu range-pcie-clock 's/^  clock_mhz: 500 /  clock_mhz: 1e-300 /' "'pcie.clock_mhz': must be between 1 and 100000 MHz"
+bad_gpu range-sms 's/^sms: 13 /sms: 4294967295 /' "'sms': must be between 1 and 1024 SMs, got 4294967295"
+bad_gpu range-queues 's/command_queues: 32 /command_queues: 4294967295 /' "'frontend.command_queues': must be between 1 and 1024"
+bad_gpu range-burst 's/^  burst_bytes: 4096 /  burst_bytes: 4294967295 /' "'pcie.burst_bytes': must be between 1 and 1048576 bytes"
+bad_gpu name-not-utf8 "s/^name: .*/name: k$(printf '\xff')20c/" "bad-gpu.yaml:3:7: 'name': is not valid UTF-8 at byte 1"
+{ cat "$gpu"; printf -- '---\nsms: 4\n'; } >"$work/two-docs.yaml"
+check two-documents 2 "$gpumux" run --gpu "$work/two-docs.yaml" --workload "$sgemm" --out "$work/bad" -q
+expect_text two-documents-msg "$work/err" "2 YAML documents"
+check gpu-dev-zero 2 timeout 20 "$gpumux" run --gpu /dev/zero --workload "$sgemm" --out "$work/bad" -q
+expect_text gpu-dev-zero-msg "$work/err" "/dev/zero: is not a regular file"
+mkdir -p "$work/lib"
+cat >"$work/lib/long.yaml" <<'YAML'
+kernels:
+  - {name: long, thread_blocks: 13, threads_per_tb: 256, registers_per_tb: 8192, tb_time: {mean_us: 5e7}}
+YAML
+cat >"$work/lib/slow.yaml" <<'YAML'
+kernel_libraries: [long.yaml]
+processes:
+  - name: p
+    repeat: 25
+    streams:
+      - - kernel: {name: long, launches: 10000}
+YAML
+check horizon 2 "$gpumux" run --gpu "$gpu" --workload "$work/lib/slow.yaml" --out "$work/bad" -q
+expect_text horizon-msg "$work/err" "slow.yaml:6:19: process 'p' (25 run(s)): with this command the workload's time passes the model's horizon"
+sed 's/^    repeat: 25/    repeat: 1/; s/launches: 1000000/launches: 1/; s/^  - name: p/  - name: p\n    tokens: 300/' \
+  "$work/lib/slow.yaml" >"$work/lib/tokens.yaml"
+check dss-tokens-beyond-counter 2 "$gpumux" run --gpu "$gpu" --workload "$work/lib/tokens.yaml" --policy dss --out "$work/bad" -q
+expect_text dss-tokens-beyond-counter-msg "$work/err" "300 tokens, more than the 8-bit token counter holds (at most 127)"
+check adaptive-threshold-inf 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy srtf-adaptive --policy-opt threshold=inf --out "$work/bad" -q
+expect_text adaptive-threshold-inf-msg "$work/err" "option threshold must be a finite number"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -712,8 +712,8 @@ TEST_F(ConfigErrorTest, KernelTimesBeyondTheirRangeAreRefused) {
 }
 
 TEST_F(ConfigErrorTest, AWorkloadWhoseWorkPassesTheTimeHorizonNamesTheCommand) {
-  // 50 s thread blocks, 100 blocks on 4 SMs x 7 = 1 wave: 50 s per launch; x 1e6 launches x 25 runs
-  // is 1.25e9 s of work, beyond the 1e18 ps horizon (it once wrapped and reported start == end).
+  // 50 s thread blocks, 4 blocks on 4 SMs = 1 wave: 50 s per launch; x 1e4 launches x 25 runs
+  // is 1.25e7 s of work, beyond the 1e18 ps horizon (it once wrapped and reported start == end).
   write("lib.yaml", std::string(kLibrary) + "  - {name: long, thread_blocks: 4, threads_per_tb: 32, " +
                         "registers_per_tb: 32, tb_time: {mean_us: 5e7}}\n");
   const std::string text =
@@ -722,7 +722,7 @@ TEST_F(ConfigErrorTest, AWorkloadWhoseWorkPassesTheTimeHorizonNamesTheCommand) {
       "  - name: p0\n"
       "    repeat: 25\n"
       "    streams:\n"
-      "      - - kernel: {name: long, launches: 1000000}\n";
+      "      - - kernel: {name: long, launches: 10000}\n";
   const std::string msg = workload_error(text);
   expect_error(msg, "w.yaml", line_of(text, "name: long"), "", "passes the model's horizon of 1e18 ps");
   EXPECT_NE(msg.find("process 'p0'"), std::string::npos) << msg;
@@ -731,6 +731,20 @@ TEST_F(ConfigErrorTest, AWorkloadWhoseWorkPassesTheTimeHorizonNamesTheCommand) {
       "kernel_libraries: [lib.yaml]\nprocesses:\n  - name: p0\n    streams:\n"
       "      - - kernel: {name: long}\n";
   const std::string path = write("once.yaml", once);
+  EXPECT_NO_THROW((void)load_workload(path, gpu()));
+}
+
+TEST_F(ConfigErrorTest, AWorkloadLaunchingMoreThanAMillionKernelsIsRefused) {
+  // 1e6 launches x 25 runs of a 10 us kernel is well inside the time horizon, but 25 million launch
+  // records exhausted memory.
+  const std::string text =
+      "kernel_libraries: [lib.yaml]\nprocesses:\n  - name: p0\n    repeat: 25\n"
+      "    streams:\n      - - kernel: {name: small, launches: 1000000}\n";
+  expect_error(workload_error(text), "w.yaml", 6, "", "launches more than 1000000 kernels over all its runs");
+  const std::string fits =
+      "kernel_libraries: [lib.yaml]\nprocesses:\n  - name: p0\n    repeat: 1\n"
+      "    streams:\n      - - kernel: {name: small, launches: 1000000}\n";
+  const std::string path = write("fits.yaml", fits);
   EXPECT_NO_THROW((void)load_workload(path, gpu()));
 }
 
