@@ -52,8 +52,9 @@ MixGeneratorConfig read_generator(const YamlMap& m, const std::filesystem::path&
   g.applications = resolve_file(apps, base, "applications workload");
   g.applications_where = apps.where();
   const std::vector<YamlNode> counts = m.required("process_counts").as_list();
-  if (counts.size() > kMaxListed)
+  if (counts.size() > kMaxListed) {
     m.required("process_counts").fail("at most " + std::to_string(kMaxListed) + " counts");
+  }
   for (const YamlNode& item : counts) {
     const std::uint32_t n = item.as_u32_in(1, kMaxProcessesPerMix, "processes");
     if (std::find(g.process_counts.begin(), g.process_counts.end(), n) != g.process_counts.end()) {

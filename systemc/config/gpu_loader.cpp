@@ -99,8 +99,9 @@ FrontendConfig read_frontend(const YamlMap& parent) {
   fe.queue_depth = m.optional_u32_in("queue_depth", fe.queue_depth, 1, 1U << 20U, "commands");
   if (const auto engines = m.optional("copy_engines")) {
     fe.copy_engines = engines->as_u32(1);
-    if (fe.copy_engines > 2)
+    if (fe.copy_engines > 2) {
       engines->fail("must be 1 (one DMA engine for both directions) or 2 (one per direction)");
+    }
   }
   return fe;
 }

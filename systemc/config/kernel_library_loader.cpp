@@ -92,6 +92,7 @@ std::vector<std::shared_ptr<const KernelDesc>> load_kernel_library(const std::st
     m.required("kernels").fail("at most " + std::to_string(kMaxKernels) + " kernels per library, got " +
                                std::to_string(items.size()));
   }
+  kernels.reserve(items.size());
   for (const YamlNode& item : items) {
     kernels.push_back(read_kernel(item, library, gpu, kernels));
   }

@@ -221,14 +221,10 @@ std::uint32_t YamlNode::as_u32_in(std::uint32_t min, std::uint32_t max, const ch
   return static_cast<std::uint32_t>(as_u64_in(min, max, unit));
 }
 
-double YamlNode::as_number_in(double min, double max, const char* unit, bool min_exclusive) const {
+double YamlNode::as_number_in(double min, double max, const char* unit) const {
   const double value = as_number();
-  if (value < min || (min_exclusive && value == min) || value > max) {
-    std::string range = range_text(number_text(min), number_text(max), unit);
-    if (min_exclusive)
-      range = "above " + number_text(min) + " and at most " + number_text(max) +
-              (unit != nullptr && *unit != '\0' ? std::string(" ") + unit : "");
-    fail("must be " + range + ", got " + node_.Scalar());
+  if (value < min || value > max) {
+    fail("must be " + range_text(number_text(min), number_text(max), unit) + ", got " + node_.Scalar());
   }
   return value;
 }
@@ -258,8 +254,9 @@ YamlMap::YamlMap(const YamlNode& node) : node_(node) {
     const YamlNode key_node = node.child(it->first, it->first.IsScalar() ? it->first.Scalar() : "?");
     if (!it->first.IsScalar() || it->first.Scalar().empty()) key_node.fail("map keys must be plain names");
     const std::string name = it->first.Scalar();
-    if (const std::string problem = text_problem(name, false); !problem.empty())
+    if (const std::string problem = text_problem(name, false); !problem.empty()) {
       key_node.fail("a key " + problem);
+    }
     for (std::size_t i = 0; i < entries_.size(); ++i) {
       if (entries_[i].first == name) {
         key_node.fail("duplicate key (first given at line " + std::to_string(key_nodes_[i].where().line) +
@@ -473,8 +470,9 @@ std::string text_problem(std::string_view text, bool multi_line) {
     if (code < smallest || code > 0x10FFFFU || (code >= 0xD800U && code <= 0xDFFFU)) {
       return "is not valid UTF-8" + at;
     }
-    if (code >= 0x80U && code <= 0x9FU)
+    if (code >= 0x80U && code <= 0x9FU) {
       return "contains a C1 control character" + at + " (names must be printable)";
+    }
     i += length;
   }
   return {};

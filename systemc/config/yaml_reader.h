@@ -63,9 +63,8 @@ class YamlNode {
   /// and, when given, its unit ("SMs", "bytes").
   [[nodiscard]] std::uint64_t as_u64_in(std::uint64_t min, std::uint64_t max, const char* unit = "") const;
   [[nodiscard]] std::uint32_t as_u32_in(std::uint32_t min, std::uint32_t max, const char* unit = "") const;
-  /// Finite number in [min, max] (min_exclusive: in (min, max]).
-  [[nodiscard]] double as_number_in(double min, double max, const char* unit = "",
-                                    bool min_exclusive = false) const;
+  /// Finite number in [min, max].
+  [[nodiscard]] double as_number_in(double min, double max, const char* unit = "") const;
 
   /// Elements of a list, keyed "key[i]". Errors if this is not a list, or (non_empty) if it is empty.
   [[nodiscard]] std::vector<YamlNode> as_list(bool non_empty = true) const;

@@ -240,8 +240,9 @@ void SmDriver::finish_kernel(KernelId kernel) {
   // only the kernels still running, not every launch of a long workload.
   auto& states = tb_states_[index(kernel)];
   for (std::size_t tb = 0; tb < states.size(); ++tb) {
-    if (states[tb] != TbState::kDone)
+    if (states[tb] != TbState::kDone) {
       violation("thread block " + std::to_string(tb) + " never completed", SmId{0}, kernel);
+    }
   }
   std::vector<TbState>().swap(states);
   framework_.retire(kernel);
