@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -16,21 +17,12 @@ namespace gpumux {
 std::uint64_t parse_integer_option(const std::string& option, const std::string& text, std::uint64_t min,
                                    std::uint64_t max) {
   const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
-  bool ok = !text.empty() && text.size() <= 20;
+  // from_chars into an unsigned type takes digits only (no sign, no spaces, so "-5" cannot wrap) and
+  // reports overflow of uint64 as an error; the whole text must be the number.
   std::uint64_t value = 0;
-  for (const char c : text) {
-    if (!ok) break;
-    if (c < '0' || c > '9') {
-      ok = false;
-      break;
-    }
-    const auto digit = static_cast<std::uint64_t>(c - '0');
-    if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
-      ok = false;
-      break;
-    }
-    value = value * 10 + digit;
-  }
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  const bool ok = !text.empty() && error == std::errc() && stop == end;
   if (!ok || value < min || value > max) {
     throw InputError(option + " must be " + range + ", not '" + text + "'");
   }
