@@ -28,6 +28,17 @@
 //    and the table writes are visible from the next cycle.
 //  - Insert tokens are clamped to [-2^(TokenW-1) + NumSms, 2^(TokenW-1) - 1]: a kernel holds at most
 //    NumSms SMs and tokens + SMs held is constant, so no counter can overflow (no saturating adders).
+//
+// Encodings: the event kinds and SM states come from rtl/dss_pkg.sv, which the properties and the C++
+// reference (through the generated dss_encoding.h) share. The KSRT and SMST are arrays of entries,
+// each read and written whole through a packed struct (ksrt_entry_t, smst_entry_t): no field is
+// sliced out of a bus by hand except at the read ports. Written for what yosys 0.23 (synthesis and
+// formal) reads correctly: it takes a package's constants but not its types (fields are
+// `logic [dss_pkg::SmStateW-1:0]`); it silently drops the outer dimension of an array of structs,
+// packed or unpacked, and misreads `table[i].field`, so a table is an unpacked array of entry-wide
+// words (flip-flops by mem2reg) and an entry is copied into a struct variable before its fields are
+// used; it has no multi-dimensional packed ports, so the read ports stay one flat bus per field
+// (entry i at bits [i*W +: W]).
 
 module dss_token_policy #(
   /// N_SM: SMST entries (13 in Tanasic's K20c). The search takes max(NumSms, NumSlots) + 1 cycles per
@@ -57,10 +68,9 @@ module dss_token_policy #(
   input  logic                       rst_ni,
   /* verilator lint_on SYNCASYNCNET */
 
-  // Event of this cycle (at most one, always accepted). Kinds: 0 none, 1 kernel_insert,
-  // 2 kernel_finish, 3 sm_idle, 4 preempt_done, 5 has_tbs (DssReference::EventKind).
-  /// Event kind (EvNone when no event).
-  input  logic [2:0]                 event_kind_i,
+  // Event of this cycle (at most one, always accepted).
+  /// Event kind: dss_pkg::event_kind_e (EvNone when no event).
+  input  logic [dss_pkg::EventKindW-1:0] event_kind_i,
   /// KSRT entry (kernel_insert, kernel_finish, has_tbs) or SM (sm_idle, preempt_done).
   input  logic [IdxW-1:0]            event_index_i,
   /// kernel_insert: the tokens the OS gives the kernel (two's complement; clamped).
@@ -87,8 +97,8 @@ module dss_token_policy #(
   output logic [NumSlots*TokenW-1:0] slot_tokens_o,
   /// KSRT: the kernel has thread blocks to issue.
   output logic [NumSlots-1:0]        slot_has_tbs_o,
-  /// SMST: 0 idle, 1 running, 2 reserved.
-  output logic [NumSms*2-1:0]        sm_state_o,
+  /// SMST: dss_pkg::sm_state_e (idle, running, reserved).
+  output logic [NumSms*dss_pkg::SmStateW-1:0] sm_state_o,
   /// SMST: running: its kernel; reserved: the kernel being preempted (valid bit + KSRT entry).
   output logic [NumSms-1:0]          sm_kernel_valid_o,
   output logic [NumSms*SlotW-1:0]    sm_kernel_o,
@@ -101,16 +111,7 @@ module dss_token_policy #(
   // Constants //
   ///////////////
 
-  localparam logic [2:0] EvNone         = 3'd0;
-  localparam logic [2:0] EvKernelInsert = 3'd1;
-  localparam logic [2:0] EvKernelFinish = 3'd2;
-  localparam logic [2:0] EvSmIdle       = 3'd3;
-  localparam logic [2:0] EvPreemptDone  = 3'd4;
-  localparam logic [2:0] EvHasTbs       = 3'd5;
-
-  localparam logic [1:0] SmIdle     = 2'd0;
-  localparam logic [1:0] SmRunning  = 2'd1;
-  localparam logic [1:0] SmReserved = 2'd2;
+  localparam int unsigned SmStateW = dss_pkg::SmStateW;
 
   localparam int TokenMaxI  = (1 << (TokenW - 1)) - 1;
   localparam int InsertMinI = -TokenMaxI - 1 + NumSms;
@@ -136,17 +137,31 @@ module dss_token_policy #(
 
   phase_e phase_q, phase_d;
 
-  // KSRT
-  logic [NumSlots-1:0]        slot_valid_q, slot_valid_d;
-  logic [NumSlots*TokenW-1:0] slot_tokens_q, slot_tokens_d;
-  logic [NumSlots-1:0]        slot_has_tbs_q, slot_has_tbs_d;
+  // KSRT entry
+  typedef struct packed {
+    logic              valid;    // holds a kernel
+    logic [TokenW-1:0] tokens;   // signed token count
+    logic              has_tbs;  // the kernel has thread blocks to issue
+  } ksrt_entry_t;
 
-  // SMST
-  logic [NumSms*2-1:0]     sm_state_q, sm_state_d;
-  logic [NumSms-1:0]       sm_kernel_valid_q, sm_kernel_valid_d;
-  logic [NumSms*SlotW-1:0] sm_kernel_q, sm_kernel_d;
-  logic [NumSms-1:0]       sm_next_valid_q, sm_next_valid_d;
-  logic [NumSms*SlotW-1:0] sm_next_q, sm_next_d;
+  // SMST entry
+  typedef struct packed {
+    logic [SmStateW-1:0] state;         // dss_pkg::sm_state_e
+    logic                kernel_valid;  // running: its kernel; reserved: the kernel being preempted
+    logic [SlotW-1:0]    kernel;
+    logic                next_valid;    // reserved: the kernel the SM is reserved for
+    logic [SlotW-1:0]    next;
+  } smst_entry_t;
+
+  // Entry widths ($bits of the structs, which yosys 0.23 cannot evaluate; Verilator's WIDTH lint
+  // checks every assignment between the two).
+  localparam int unsigned KsrtEntryW = TokenW + 2;
+  localparam int unsigned SmstEntryW = SmStateW + 2 * SlotW + 2;
+
+  (* mem2reg *) logic [KsrtEntryW-1:0] ksrt_q [NumSlots];
+  (* mem2reg *) logic [KsrtEntryW-1:0] ksrt_d [NumSlots];
+  (* mem2reg *) logic [SmstEntryW-1:0] smst_q [NumSms];
+  (* mem2reg *) logic [SmstEntryW-1:0] smst_d [NumSms];
 
   // Search registers of the current iteration
   logic [IdxW-1:0]   scan_idx_q, scan_idx_d;
@@ -167,30 +182,26 @@ module dss_token_policy #(
   logic              event_valid;
   logic [SlotW-1:0]  ev_slot;
   logic [SmW-1:0]    ev_sm;
-  logic [1:0]        ev_sm_state;
-  logic              ev_sm_kernel_valid;
-  logic [SlotW-1:0]  ev_sm_kernel;
-  logic              ev_sm_next_valid;
-  logic [SlotW-1:0]  ev_sm_next;
+  smst_entry_t       ev_sm_entry;    // the SMST entry of the event's SM
   logic [TokenW-1:0] insert_tokens;
   logic              idle_returns;   // sm_idle gives the SM's token back to a kernel
   logic [SlotW-1:0]  idle_return_slot;
-  logic [TokenW-1:0] idle_return_tokens;
+  // Lint waiver (UNUSEDSIGNAL): an entry is read whole and only some of its fields are used.
+  /* verilator lint_off UNUSEDSIGNAL */
+  ksrt_entry_t       idle_return_entry;
+  /* verilator lint_on UNUSEDSIGNAL */
 
-  assign event_valid        = event_kind_i != EvNone;
-  assign ev_slot            = event_index_i[SlotW-1:0];
-  assign ev_sm              = event_index_i[SmW-1:0];
-  assign ev_sm_state        = sm_state_q[ev_sm*2 +: 2];
-  assign ev_sm_kernel_valid = sm_kernel_valid_q[ev_sm];
-  assign ev_sm_kernel       = sm_kernel_q[ev_sm*SlotW +: SlotW];
-  assign ev_sm_next_valid   = sm_next_valid_q[ev_sm];
-  assign ev_sm_next         = sm_next_q[ev_sm*SlotW +: SlotW];
+  assign event_valid       = event_kind_i != dss_pkg::EvNone;
+  assign ev_slot           = event_index_i[SlotW-1:0];
+  assign ev_sm             = event_index_i[SmW-1:0];
+  assign ev_sm_entry       = smst_q[ev_sm];
 
   // A running SM returns its token to its kernel (if still valid), a reserved SM to its next kernel.
-  assign idle_returns       = (ev_sm_state == SmRunning && ev_sm_kernel_valid) ||
-                              (ev_sm_state == SmReserved && ev_sm_next_valid);
-  assign idle_return_slot   = (ev_sm_state == SmRunning) ? ev_sm_kernel : ev_sm_next;
-  assign idle_return_tokens = slot_tokens_q[idle_return_slot*TokenW +: TokenW];
+  assign idle_returns      = (ev_sm_entry.state == dss_pkg::SmRunning && ev_sm_entry.kernel_valid) ||
+                             (ev_sm_entry.state == dss_pkg::SmReserved && ev_sm_entry.next_valid);
+  assign idle_return_slot  = (ev_sm_entry.state == dss_pkg::SmRunning) ? ev_sm_entry.kernel
+                                                                       : ev_sm_entry.next;
+  assign idle_return_entry = ksrt_q[idle_return_slot];
 
   // Clamp the OS's tokens so that no later increment or decrement can overflow.
   always_comb begin
@@ -211,8 +222,13 @@ module dss_token_policy #(
   logic [SmW-1:0]    scan_sm;
   logic              scan_has_slot;  // index i names a KSRT entry
   logic              scan_has_sm;    // index i names an SM
+  ksrt_entry_t       scan_slot_entry;
+  // Lint waiver (UNUSEDSIGNAL): entries are read whole and only some of their fields are used.
+  /* verilator lint_off UNUSEDSIGNAL */
+  smst_entry_t       scan_sm_entry;
+  ksrt_entry_t       scan_kernel_entry;  // the KSRT entry of SM i's kernel
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [TokenW-1:0] scan_slot_tokens;
-  logic [1:0]        scan_sm_state;
   logic [SlotW-1:0]  scan_sm_kernel;
   logic [TokenW-1:0] scan_kernel_tokens;
   logic              take_max, take_idle, take_min;
@@ -221,19 +237,22 @@ module dss_token_policy #(
   assign scan_sm            = scan_idx_q[SmW-1:0];
   assign scan_has_slot      = {1'b0, scan_idx_q} < NumSlotsIdx;
   assign scan_has_sm        = {1'b0, scan_idx_q} < NumSmsIdx;
-  assign scan_slot_tokens   = slot_tokens_q[scan_slot*TokenW +: TokenW];
-  assign scan_sm_state      = sm_state_q[scan_sm*2 +: 2];
-  assign scan_sm_kernel     = sm_kernel_q[scan_sm*SlotW +: SlotW];
-  assign scan_kernel_tokens = slot_tokens_q[scan_sm_kernel*TokenW +: TokenW];
+  assign scan_slot_entry    = ksrt_q[scan_slot];
+  assign scan_sm_entry      = smst_q[scan_sm];
+  assign scan_sm_kernel     = scan_sm_entry.kernel;
+  assign scan_kernel_entry  = ksrt_q[scan_sm_kernel];
+  assign scan_slot_tokens   = scan_slot_entry.tokens;
+  assign scan_kernel_tokens = scan_kernel_entry.tokens;
 
   // ksr_max: strictly more tokens replaces the candidate, so ties keep the lowest slot.
-  assign take_max = scan_has_slot && slot_valid_q[scan_slot] && slot_has_tbs_q[scan_slot] &&
+  assign take_max = scan_has_slot && scan_slot_entry.valid && scan_slot_entry.has_tbs &&
                     (!max_valid_q || $signed(scan_slot_tokens) > $signed(max_tokens_q));
   // Lowest idle SM.
-  assign take_idle = scan_has_sm && scan_sm_state == SmIdle && !idle_valid_q;
+  assign take_idle = scan_has_sm && scan_sm_entry.state == dss_pkg::SmIdle && !idle_valid_q;
   // ksr_min over running SMs with a kernel: fewer tokens, or as many in a lower slot. The first SM of
   // the final ksr_min sets min_sm and no later SM of the same slot displaces it.
-  assign take_min = scan_has_sm && scan_sm_state == SmRunning && sm_kernel_valid_q[scan_sm] &&
+  assign take_min = scan_has_sm && scan_sm_entry.state == dss_pkg::SmRunning &&
+                    scan_sm_entry.kernel_valid &&
                     (!min_valid_q ||
                      $signed(scan_kernel_tokens) < $signed(min_tokens_q) ||
                      (scan_kernel_tokens == min_tokens_q && scan_sm_kernel < min_slot_q));
@@ -260,11 +279,11 @@ module dss_token_policy #(
   logic start_search;   // the event starts a search (FSM idle)
   logic clear_search;   // begin an iteration at scan index 0 in the next cycle
 
-  assign ev_insert      = event_kind_i == EvKernelInsert;
-  assign ev_finish      = event_kind_i == EvKernelFinish;
-  assign ev_idle        = event_kind_i == EvSmIdle;
-  assign ev_preempt     = event_kind_i == EvPreemptDone;
-  assign ev_has_tbs     = event_kind_i == EvHasTbs;
+  assign ev_insert      = event_kind_i == dss_pkg::EvKernelInsert;
+  assign ev_finish      = event_kind_i == dss_pkg::EvKernelFinish;
+  assign ev_idle        = event_kind_i == dss_pkg::EvSmIdle;
+  assign ev_preempt     = event_kind_i == dss_pkg::EvPreemptDone;
+  assign ev_has_tbs     = event_kind_i == dss_pkg::EvHasTbs;
   // An event cycle does no search work.
   assign scan_cycle     = !event_valid && phase_q == PhaseScan;
   assign decide_cycle   = !event_valid && phase_q == PhaseDecide;
@@ -274,7 +293,7 @@ module dss_token_policy #(
   // Tanasic's two events start a search (kernel inserted, SM became idle, incl. a preempt_done that
   // leaves the SM idle); every preempt_done does with StartOnPreemptDone.
   assign start_search = ev_insert || ev_idle ||
-                        (ev_preempt && (StartOnPreemptDone || !ev_sm_next_valid));
+                        (ev_preempt && (StartOnPreemptDone || !ev_sm_entry.next_valid));
   // A search in progress restarts at index 0 after any event; after a decision the next iteration
   // starts at once.
   assign clear_search = (event_valid && (phase_q != PhaseIdle || start_search)) ||
@@ -349,42 +368,42 @@ module dss_token_policy #(
   ///////////////////////////////
 
   logic [TokenW-1:0] idle_return_inc, max_tokens_dec, min_tokens_inc;
-  assign idle_return_inc = idle_return_tokens + TokenW'(1);
+  assign idle_return_inc = idle_return_entry.tokens + TokenW'(1);
   assign max_tokens_dec  = max_tokens_q - TokenW'(1);
   assign min_tokens_inc  = min_tokens_q + TokenW'(1);
 
+  ksrt_entry_t ksrt_entry;  // entry i, read whole and rewritten (see the header on yosys)
+
   always_comb begin
-    slot_valid_d   = slot_valid_q;
-    slot_tokens_d  = slot_tokens_q;
-    slot_has_tbs_d = slot_has_tbs_q;
+    ksrt_entry = '0;
     for (int unsigned i = 0; i < NumSlots; i++) begin
+      ksrt_entry = ksrt_q[i];
       if (ev_slot == SlotW'(i)) begin
         if (ev_insert) begin
-          slot_valid_d[i]                   = 1'b1;
-          slot_tokens_d[i*TokenW +: TokenW] = insert_tokens;
-          slot_has_tbs_d[i]                 = 1'b1;
+          ksrt_entry.valid   = 1'b1;
+          ksrt_entry.tokens  = insert_tokens;
+          ksrt_entry.has_tbs = 1'b1;
         end
         if (ev_finish) begin
-          slot_valid_d[i]                   = 1'b0;
-          slot_tokens_d[i*TokenW +: TokenW] = '0;
-          slot_has_tbs_d[i]                 = 1'b0;
+          ksrt_entry = '0;
         end
         if (ev_has_tbs) begin
-          slot_has_tbs_d[i] = event_flag_i;
+          ksrt_entry.has_tbs = event_flag_i;
         end
       end
       // sm_idle returns the SM's token.
       if (ev_idle && idle_returns && idle_return_slot == SlotW'(i)) begin
-        slot_tokens_d[i*TokenW +: TokenW] = idle_return_inc;
+        ksrt_entry.tokens = idle_return_inc;
       end
       // Both rules take a token from ksr_max; a reservation gives one back to ksr_min (another
       // entry: its count is lower by more than one).
       if ((decide_assign || decide_reserve) && max_slot_q == SlotW'(i)) begin
-        slot_tokens_d[i*TokenW +: TokenW] = max_tokens_dec;
+        ksrt_entry.tokens = max_tokens_dec;
       end
       if (decide_reserve && min_slot_q == SlotW'(i)) begin
-        slot_tokens_d[i*TokenW +: TokenW] = min_tokens_inc;
+        ksrt_entry.tokens = min_tokens_inc;
       end
+      ksrt_d[i] = ksrt_entry;
     end
   end
 
@@ -392,53 +411,52 @@ module dss_token_policy #(
   // SMST: per-entry next state //
   ///////////////////////////////
 
+  smst_entry_t smst_cur, smst_entry;  // entry j as registered, and rewritten
+
   always_comb begin
-    sm_state_d        = sm_state_q;
-    sm_kernel_valid_d = sm_kernel_valid_q;
-    sm_kernel_d       = sm_kernel_q;
-    sm_next_valid_d   = sm_next_valid_q;
-    sm_next_d         = sm_next_q;
+    smst_cur   = '0;
+    smst_entry = '0;
     for (int unsigned j = 0; j < NumSms; j++) begin
+      smst_cur   = smst_q[j];
+      smst_entry = smst_cur;
       // kernel_finish: SMs still running (or being preempted from) the kernel keep their state
       // without it until sm_idle; SMs reserved for it lose their next kernel.
       if (ev_finish) begin
-        if (sm_kernel_valid_q[j] && sm_kernel_q[j*SlotW +: SlotW] == ev_slot) begin
-          sm_kernel_valid_d[j] = 1'b0;
+        if (smst_cur.kernel_valid && smst_cur.kernel == ev_slot) begin
+          smst_entry.kernel_valid = 1'b0;
         end
-        if (sm_next_valid_q[j] && sm_next_q[j*SlotW +: SlotW] == ev_slot) begin
-          sm_next_valid_d[j] = 1'b0;
+        if (smst_cur.next_valid && smst_cur.next == ev_slot) begin
+          smst_entry.next_valid = 1'b0;
         end
       end
       if (ev_sm == SmW'(j)) begin
         if (ev_idle) begin
-          sm_state_d[j*2 +: 2]          = SmIdle;
-          sm_kernel_valid_d[j]          = 1'b0;
-          sm_kernel_d[j*SlotW +: SlotW] = '0;
-          sm_next_valid_d[j]            = 1'b0;
-          sm_next_d[j*SlotW +: SlotW]   = '0;
+          smst_entry       = '0;
+          smst_entry.state = dss_pkg::SmIdle;
         end
         // preempt_done: with a next kernel the SM now runs it (its token is already counted
         // there); without one it becomes idle.
         if (ev_preempt) begin
-          sm_state_d[j*2 +: 2]          = sm_next_valid_q[j] ? SmRunning : SmIdle;
-          sm_kernel_valid_d[j]          = sm_next_valid_q[j];
-          sm_kernel_d[j*SlotW +: SlotW] = sm_next_valid_q[j] ? sm_next_q[j*SlotW +: SlotW] : '0;
-          sm_next_valid_d[j]            = 1'b0;
-          sm_next_d[j*SlotW +: SlotW]   = '0;
+          smst_entry.state        = smst_cur.next_valid ? dss_pkg::SmRunning : dss_pkg::SmIdle;
+          smst_entry.kernel_valid = smst_cur.next_valid;
+          smst_entry.kernel       = smst_cur.next_valid ? smst_cur.next : '0;
+          smst_entry.next_valid   = 1'b0;
+          smst_entry.next         = '0;
         end
       end
       if (decide_assign && idle_sm_q == SmW'(j)) begin
-        sm_state_d[j*2 +: 2]          = SmRunning;
-        sm_kernel_valid_d[j]          = 1'b1;
-        sm_kernel_d[j*SlotW +: SlotW] = max_slot_q;
-        sm_next_valid_d[j]            = 1'b0;
-        sm_next_d[j*SlotW +: SlotW]   = '0;
+        smst_entry.state        = dss_pkg::SmRunning;
+        smst_entry.kernel_valid = 1'b1;
+        smst_entry.kernel       = max_slot_q;
+        smst_entry.next_valid   = 1'b0;
+        smst_entry.next         = '0;
       end
       if (decide_reserve && min_sm_q == SmW'(j)) begin
-        sm_state_d[j*2 +: 2]        = SmReserved;
-        sm_next_valid_d[j]          = 1'b1;
-        sm_next_d[j*SlotW +: SlotW] = max_slot_q;
+        smst_entry.state      = dss_pkg::SmReserved;
+        smst_entry.next_valid = 1'b1;
+        smst_entry.next       = max_slot_q;
       end
+      smst_d[j] = smst_entry;
     end
   end
 
@@ -448,17 +466,31 @@ module dss_token_policy #(
   // Registers //
   ///////////////
 
+  // The tables, one always_ff per entry (Verilator 5.006 does not unroll non-blocking writes to an
+  // array in a for loop of 132 entries).
+  for (genvar i = 0; i < NumSlots; i++) begin : g_ksrt_reg
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        ksrt_q[i] <= '0;
+      end else begin
+        ksrt_q[i] <= ksrt_d[i];
+      end
+    end
+  end
+
+  for (genvar j = 0; j < NumSms; j++) begin : g_smst_reg
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        smst_q[j] <= '0;
+      end else begin
+        smst_q[j] <= smst_d[j];
+      end
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       phase_q           <= PhaseIdle;
-      slot_valid_q      <= '0;
-      slot_tokens_q     <= '0;
-      slot_has_tbs_q    <= '0;
-      sm_state_q        <= '0;
-      sm_kernel_valid_q <= '0;
-      sm_kernel_q       <= '0;
-      sm_next_valid_q   <= '0;
-      sm_next_q         <= '0;
       scan_idx_q        <= '0;
       idle_valid_q      <= 1'b0;
       idle_sm_q         <= '0;
@@ -471,14 +503,6 @@ module dss_token_policy #(
       min_sm_q          <= '0;
     end else begin
       phase_q           <= phase_d;
-      slot_valid_q      <= slot_valid_d;
-      slot_tokens_q     <= slot_tokens_d;
-      slot_has_tbs_q    <= slot_has_tbs_d;
-      sm_state_q        <= sm_state_d;
-      sm_kernel_valid_q <= sm_kernel_valid_d;
-      sm_kernel_q       <= sm_kernel_d;
-      sm_next_valid_q   <= sm_next_valid_d;
-      sm_next_q         <= sm_next_d;
       scan_idx_q        <= scan_idx_d;
       idle_valid_q      <= idle_valid_d;
       idle_sm_q         <= idle_sm_d;
@@ -492,14 +516,32 @@ module dss_token_policy #(
     end
   end
 
-  assign slot_valid_o      = slot_valid_q;
-  assign slot_tokens_o     = slot_tokens_q;
-  assign slot_has_tbs_o    = slot_has_tbs_q;
-  assign sm_state_o        = sm_state_q;
-  assign sm_kernel_valid_o = sm_kernel_valid_q;
-  assign sm_kernel_o       = sm_kernel_q;
-  assign sm_next_valid_o   = sm_next_valid_q;
-  assign sm_next_o         = sm_next_q;
+  // Read ports: one flat bus per field (yosys 0.23 has no multi-dimensional packed ports); the
+  // only place the tables are sliced.
+  ksrt_entry_t ksrt_port;
+  smst_entry_t smst_port;
+
+  always_comb begin
+    ksrt_port = '0;
+    for (int unsigned i = 0; i < NumSlots; i++) begin
+      ksrt_port                         = ksrt_q[i];
+      slot_valid_o[i]                   = ksrt_port.valid;
+      slot_tokens_o[i*TokenW +: TokenW] = ksrt_port.tokens;
+      slot_has_tbs_o[i]                 = ksrt_port.has_tbs;
+    end
+  end
+
+  always_comb begin
+    smst_port = '0;
+    for (int unsigned j = 0; j < NumSms; j++) begin
+      smst_port                          = smst_q[j];
+      sm_state_o[j*SmStateW +: SmStateW] = smst_port.state;
+      sm_kernel_valid_o[j]               = smst_port.kernel_valid;
+      sm_kernel_o[j*SlotW +: SlotW]      = smst_port.kernel;
+      sm_next_valid_o[j]                 = smst_port.next_valid;
+      sm_next_o[j*SlotW +: SlotW]        = smst_port.next;
+    end
+  end
 
   ////////////////
   // Assertions //
@@ -513,14 +555,21 @@ module dss_token_policy #(
   end
 
   // Event protocol (the reference model throws std::invalid_argument on these).
-  logic ev_names_slot, ev_needs_kernel, ev_names_sm;
-  assign ev_names_slot   = event_kind_i == EvKernelInsert || event_kind_i == EvKernelFinish ||
-                           event_kind_i == EvHasTbs;
-  assign ev_needs_kernel = event_kind_i == EvKernelFinish || event_kind_i == EvHasTbs;
-  assign ev_names_sm     = event_kind_i == EvSmIdle || event_kind_i == EvPreemptDone;
+  logic        ev_names_slot, ev_needs_kernel, ev_names_sm;
+  // Lint waiver (UNUSEDSIGNAL): entries are read whole and only some of their fields are used.
+  /* verilator lint_off UNUSEDSIGNAL */
+  ksrt_entry_t ev_slot_entry;
+  smst_entry_t assign_entry, reserve_entry;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign ev_names_slot   = ev_insert || ev_finish || ev_has_tbs;
+  assign ev_needs_kernel = ev_finish || ev_has_tbs;
+  assign ev_names_sm     = ev_idle || ev_preempt;
+  assign ev_slot_entry   = ksrt_q[ev_slot];
+  assign assign_entry    = smst_q[assign_sm_o];
+  assign reserve_entry   = smst_q[reserve_sm_o];
 
   EventKind_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      event_kind_i <= EvHasTbs)
+      event_kind_i <= dss_pkg::EvHasTbs)
     else $error("dss_token_policy: unknown event kind %0d", event_kind_i);
   SlotIndex_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       !ev_names_slot || {1'b0, event_index_i} < NumSlotsIdx)
@@ -529,20 +578,20 @@ module dss_token_policy #(
       !ev_names_sm || {1'b0, event_index_i} < NumSmsIdx)
     else $error("dss_token_policy: no SM %0d", event_index_i);
   InsertFreeSlot_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      event_kind_i != EvKernelInsert || !slot_valid_q[ev_slot])
+      !ev_insert || !ev_slot_entry.valid)
     else $error("dss_token_policy: kernel_insert into busy KSRT entry %0d", ev_slot);
   SlotHoldsKernel_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      !ev_needs_kernel || slot_valid_q[ev_slot])
+      !ev_needs_kernel || ev_slot_entry.valid)
     else $error("dss_token_policy: event for empty KSRT entry %0d", ev_slot);
   PreemptReserved_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      event_kind_i != EvPreemptDone || ev_sm_state == SmReserved)
+      !ev_preempt || ev_sm_entry.state == dss_pkg::SmReserved)
     else $error("dss_token_policy: preempt_done of SM %0d, which is not reserved", ev_sm);
 
   // A decision only ever writes an SM in the state its rule requires, and one per cycle.
   AssignIdleSm_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      !assign_valid_o || sm_state_q[assign_sm_o*2 +: 2] == SmIdle);
+      !assign_valid_o || assign_entry.state == dss_pkg::SmIdle);
   ReserveRunningSm_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      !reserve_valid_o || sm_state_q[reserve_sm_o*2 +: 2] == SmRunning);
+      !reserve_valid_o || reserve_entry.state == dss_pkg::SmRunning);
   OneDecision_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       !(assign_valid_o && reserve_valid_o));
 `endif

@@ -13,7 +13,7 @@ module dss_token_policy_formal #(
   localparam int unsigned IdxW = (ScanLen > 1) ? $clog2(ScanLen) : 1
 ) (
   input logic               clk_i,
-  input logic [2:0]         event_kind_i,
+  input logic [dss_pkg::EventKindW-1:0] event_kind_i,
   input logic [IdxW-1:0]    event_index_i,
   input logic signed [InTokenW-1:0] event_tokens_i,
   input logic               event_flag_i
@@ -32,7 +32,7 @@ module dss_token_policy_formal #(
   logic [SlotW-1:0]           assign_slot, reserve_next;
   logic [NumSlots-1:0]        slot_valid, slot_has_tbs;
   logic [NumSlots*TokenW-1:0] slot_tokens;
-  logic [NumSms*2-1:0]        sm_state;
+  logic [NumSms*dss_pkg::SmStateW-1:0] sm_state;
   logic [NumSms-1:0]          sm_kernel_valid, sm_next_valid;
   logic [NumSms*SlotW-1:0]    sm_kernel, sm_next;
 

@@ -5,6 +5,9 @@
 // instantiates it beside the design (yosys 0.23 does not implement `bind`); scripts/rtl-formal proves
 // or bounded-model-checks it with yosys-smtbmc.
 //
+// Encodings: the event kinds and SM states of rtl/dss_pkg.sv (the package the design and the C++
+// reference share); the tables are observed at the design's read ports, one flat bus per field.
+//
 // Assumptions: the event protocol of DssReference (valid indices, insert into a free KSRT entry,
 // finish / has_tbs of a valid one, preempt_done of a reserved SM). Insert tokens are unconstrained.
 //
@@ -29,11 +32,12 @@ module dss_token_policy_props #(
   localparam int unsigned SmW = (NumSms > 1) ? $clog2(NumSms) : 1,
   localparam int unsigned SlotW = (NumSlots > 1) ? $clog2(NumSlots) : 1,
   localparam int unsigned IdxW = (ScanLen > 1) ? $clog2(ScanLen) : 1,
-  localparam int unsigned SumW = TokenW + 8
+  localparam int unsigned SumW = TokenW + 8,
+  localparam int unsigned SmStateW = dss_pkg::SmStateW
 ) (
   input logic                       clk_i,
   input logic                       rst_ni,
-  input logic [2:0]                 event_kind_i,
+  input logic [dss_pkg::EventKindW-1:0] event_kind_i,
   input logic [IdxW-1:0]            event_index_i,
   input logic signed [InTokenW-1:0] event_tokens_i,
   input logic                       assign_valid_o,
@@ -46,21 +50,12 @@ module dss_token_policy_props #(
   input logic [NumSlots-1:0]        slot_valid_o,
   input logic [NumSlots*TokenW-1:0] slot_tokens_o,
   input logic [NumSlots-1:0]        slot_has_tbs_o,
-  input logic [NumSms*2-1:0]        sm_state_o,
+  input logic [NumSms*SmStateW-1:0] sm_state_o,
   input logic [NumSms-1:0]          sm_kernel_valid_o,
   input logic [NumSms*SlotW-1:0]    sm_kernel_o,
   input logic [NumSms-1:0]          sm_next_valid_o,
   input logic [NumSms*SlotW-1:0]    sm_next_o
 );
-
-  localparam logic [2:0] EvNone         = 3'd0;
-  localparam logic [2:0] EvKernelInsert = 3'd1;
-  localparam logic [2:0] EvKernelFinish = 3'd2;
-  localparam logic [2:0] EvSmIdle       = 3'd3;
-  localparam logic [2:0] EvPreemptDone  = 3'd4;
-  localparam logic [2:0] EvHasTbs       = 3'd5;
-  localparam logic [1:0] SmIdle    = 2'd0;
-  localparam logic [1:0] SmRunning = 2'd1;
 
   localparam int TokenMaxI  = (1 << (TokenW - 1)) - 1;
   localparam int InsertMinI = -TokenMaxI - 1 + NumSms;
@@ -78,7 +73,7 @@ module dss_token_policy_props #(
   logic signed [TokenW-1:0] insert_tokens;
   logic [NumSlots*SumW-1:0] held;  // SMs held per KSRT entry
   logic signed [SumW-1:0]   token_sum;
-  logic [1:0]               assign_target_state, reserve_target_state;
+  logic [SmStateW-1:0]      assign_target_state, reserve_target_state;
 
   always_comb begin
     if (event_tokens_i < InTokenW'(InsertMinI)) begin
@@ -95,9 +90,9 @@ module dss_token_policy_props #(
     held = '0;
     for (int unsigned k = 0; k < NumSlots; k++) begin
       for (int unsigned j = 0; j < NumSms; j++) begin
-        if ((sm_state_o[j*2 +: 2] == SmRunning && sm_kernel_valid_o[j] &&
+        if ((sm_state_o[j*SmStateW +: SmStateW] == dss_pkg::SmRunning && sm_kernel_valid_o[j] &&
              sm_kernel_o[j*SlotW +: SlotW] == SlotW'(k)) ||
-            (sm_state_o[j*2 +: 2] == 2'd2 && sm_next_valid_o[j] &&
+            (sm_state_o[j*SmStateW +: SmStateW] == dss_pkg::SmReserved && sm_next_valid_o[j] &&
              sm_next_o[j*SlotW +: SlotW] == SlotW'(k))) begin
           held[k*SumW +: SumW] = held[k*SumW +: SumW] + SumW'(1);
         end
@@ -106,8 +101,8 @@ module dss_token_policy_props #(
         token_sum = token_sum + SumW'($signed(slot_tokens_o[k*TokenW +: TokenW]));
       end
     end
-    assign_target_state  = sm_state_o[assign_sm_o*2 +: 2];
-    reserve_target_state = sm_state_o[reserve_sm_o*2 +: 2];
+    assign_target_state  = sm_state_o[assign_sm_o*SmStateW +: SmStateW];
+    reserve_target_state = sm_state_o[reserve_sm_o*SmStateW +: SmStateW];
   end
 
   /////////////////
@@ -116,21 +111,21 @@ module dss_token_policy_props #(
 
   always_comb begin
     if (rst_ni) begin
-      EventKind_M: assume (event_kind_i <= EvHasTbs);
-      if (event_kind_i == EvKernelInsert || event_kind_i == EvKernelFinish || event_kind_i == EvHasTbs) begin
+      EventKind_M: assume (event_kind_i <= dss_pkg::EvHasTbs);
+      if (event_kind_i == dss_pkg::EvKernelInsert || event_kind_i == dss_pkg::EvKernelFinish || event_kind_i == dss_pkg::EvHasTbs) begin
         SlotIndex_M: assume (32'(event_index_i) < NumSlots);
       end
-      if (event_kind_i == EvSmIdle || event_kind_i == EvPreemptDone) begin
+      if (event_kind_i == dss_pkg::EvSmIdle || event_kind_i == dss_pkg::EvPreemptDone) begin
         SmIndex_M: assume (32'(event_index_i) < NumSms);
       end
-      if (event_kind_i == EvKernelInsert) begin
+      if (event_kind_i == dss_pkg::EvKernelInsert) begin
         InsertFree_M: assume (!slot_valid_o[ev_slot]);
       end
-      if (event_kind_i == EvKernelFinish || event_kind_i == EvHasTbs) begin
+      if (event_kind_i == dss_pkg::EvKernelFinish || event_kind_i == dss_pkg::EvHasTbs) begin
         SlotHolds_M: assume (slot_valid_o[ev_slot]);
       end
-      if (event_kind_i == EvPreemptDone) begin
-        Reserved_M: assume (sm_state_o[ev_sm*2 +: 2] == 2'd2);
+      if (event_kind_i == dss_pkg::EvPreemptDone) begin
+        Reserved_M: assume (sm_state_o[ev_sm*SmStateW +: SmStateW] == dss_pkg::SmReserved);
       end
     end
   end
@@ -156,19 +151,19 @@ module dss_token_policy_props #(
       iter_q             <= '0;
       past_decide_stop_q <= 1'b0;
     end else begin
-      if (event_kind_i == EvKernelInsert) granted_q[ev_slot*TokenW +: TokenW] <= insert_tokens;
+      if (event_kind_i == dss_pkg::EvKernelInsert) granted_q[ev_slot*TokenW +: TokenW] <= insert_tokens;
       past_valid_q   <= 1'b1;
       past_assign_q  <= assign_valid_o;
       past_reserve_q <= reserve_valid_o;
       past_sum_q     <= token_sum;
       // An event or a decision ends the iteration; the next busy cycle is scan index 0.
-      if (event_kind_i != EvNone || assign_valid_o || reserve_valid_o || !busy_o) begin
+      if (event_kind_i != dss_pkg::EvNone || assign_valid_o || reserve_valid_o || !busy_o) begin
         iter_q <= '0;
       end else begin
         iter_q <= iter_q + 8'd1;
       end
       // A busy cycle after a full scan without an event or decision: the decision cycle that stops.
-      past_decide_stop_q <= busy_o && event_kind_i == EvNone && !assign_valid_o && !reserve_valid_o &&
+      past_decide_stop_q <= busy_o && event_kind_i == dss_pkg::EvNone && !assign_valid_o && !reserve_valid_o &&
                             32'(iter_q) == ScanLen;
     end
   end
@@ -182,16 +177,16 @@ module dss_token_policy_props #(
       // NoDoubleAssign
       OneDecision_A: assert (!(assign_valid_o && reserve_valid_o));
       if (assign_valid_o) begin
-        AssignIdleSm_A: assert (32'(assign_sm_o) < NumSms && assign_target_state == SmIdle);
+        AssignIdleSm_A: assert (32'(assign_sm_o) < NumSms && assign_target_state == dss_pkg::SmIdle);
         AssignKernel_A: assert (32'(assign_slot_o) < NumSlots && slot_valid_o[assign_slot_o] &&
                                 slot_has_tbs_o[assign_slot_o]);
-        AssignNoEvent_A: assert (event_kind_i == EvNone);
+        AssignNoEvent_A: assert (event_kind_i == dss_pkg::EvNone);
       end
       if (reserve_valid_o) begin
-        ReserveRunningSm_A: assert (32'(reserve_sm_o) < NumSms && reserve_target_state == SmRunning);
+        ReserveRunningSm_A: assert (32'(reserve_sm_o) < NumSms && reserve_target_state == dss_pkg::SmRunning);
         ReserveKernel_A: assert (32'(reserve_next_o) < NumSlots && slot_valid_o[reserve_next_o] &&
                                  slot_has_tbs_o[reserve_next_o]);
-        ReserveNoEvent_A: assert (event_kind_i == EvNone);
+        ReserveNoEvent_A: assert (event_kind_i == dss_pkg::EvNone);
       end
 
       // TablesConsistent
@@ -222,16 +217,17 @@ module dss_token_policy_props #(
   // Per SM: its kernel and next fields refer to valid KSRT entries; idle SMs have neither.
   logic [NumSms-1:0] consistent;
   for (genvar j = 0; j < NumSms; j++) begin : g_sm
-    logic [1:0]       state;
+    logic [SmStateW-1:0] state;
     logic [SlotW-1:0] kernel, next;
-    assign state  = sm_state_o[j*2 +: 2];
+    assign state  = sm_state_o[j*SmStateW +: SmStateW];
     assign kernel = sm_kernel_o[j*SlotW +: SlotW];
     assign next   = sm_next_o[j*SlotW +: SlotW];
-    assign consistent[j] = state != 2'd3 &&
+    assign consistent[j] = (state == dss_pkg::SmIdle || state == dss_pkg::SmRunning ||
+                            state == dss_pkg::SmReserved) &&
         (!sm_kernel_valid_o[j] || (32'(kernel) < NumSlots && slot_valid_o[kernel])) &&
         (!sm_next_valid_o[j] || (32'(next) < NumSlots && slot_valid_o[next])) &&
-        (state != SmIdle || (!sm_kernel_valid_o[j] && !sm_next_valid_o[j])) &&
-        (state != SmRunning || !sm_next_valid_o[j]);
+        (state != dss_pkg::SmIdle || (!sm_kernel_valid_o[j] && !sm_next_valid_o[j])) &&
+        (state != dss_pkg::SmRunning || !sm_next_valid_o[j]);
   end
 
   // Per KSRT entry: tokens + SMs held == tokens given at insert (entries without a kernel: vacuous).

@@ -79,6 +79,8 @@
 #include <string>
 #include <vector>
 
+#include "policy/dss_encoding.h"
+
 namespace gpumux {
 
 class DssReference {
@@ -90,7 +92,9 @@ class DssReference {
     bool start_on_preempt_done = true;  ///< see the header comment (false: Tanasic's two events only)
   };
 
-  enum class EventKind : std::uint8_t { kNone, kKernelInsert, kKernelFinish, kSmIdle, kPreemptDone, kHasTbs };
+  /// The event kinds, encoded as the RTL's event_kind_i (declared once in rtl/dss_pkg.sv; the header is
+  /// generated from it).
+  using EventKind = dss_encoding::EventKind;
 
   /// The event of one cycle (kNone: no event).
   struct Inputs {
@@ -127,8 +131,8 @@ class DssReference {
     bool busy = false;  ///< the FSM was not idle in this cycle (a search cycle)
   };
 
-  /// Encoded as in the SMST and the VCD (0 idle, 1 running, 2 reserved).
-  enum class SmState : std::uint8_t { kIdle = 0, kRunning = 1, kReserved = 2 };
+  /// Encoded as in the SMST and the VCD (rtl/dss_pkg.sv: 0 idle, 1 running, 2 reserved).
+  using SmState = dss_encoding::SmState;
 
   /// A KSRT entry as the policy sees it.
   struct Slot {

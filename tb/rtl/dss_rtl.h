@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "clocked_top.h"
+#include "policy/dss_encoding.h"
 #include "policy/dss_reference.h"
 #include "rtl_bits.h"
 
@@ -70,7 +71,8 @@ class DssRtl {
   [[nodiscard]] DssReference::Sm sm(std::uint32_t i) const {
     DssReference::Sm m;
     const V& p = top_.ports();
-    m.state = static_cast<DssReference::SmState>(get_bits(p.sm_state_o, i * 2, 2));
+    m.state = static_cast<DssReference::SmState>(
+        get_bits(p.sm_state_o, i * dss_encoding::kSmStateW, dss_encoding::kSmStateW));
     m.kernel_valid = get_bits(p.sm_kernel_valid_o, i, 1) != 0;
     m.kernel = static_cast<std::uint32_t>(get_bits(p.sm_kernel_o, i * slot_w_, slot_w_));
     m.next_valid = get_bits(p.sm_next_valid_o, i, 1) != 0;
