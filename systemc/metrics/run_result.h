@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/field_count.h"
 #include "core/types.h"
 
 namespace gpumux {
@@ -86,6 +87,34 @@ struct RunResult {
   MemoryRecord memory;
   double wall_seconds = 0;  ///< host time; never written to stats.json (determinism)
 };
+
+// Every record is serialised by field name (nlohmann's type macros): a field added to a struct and to
+// its macro line cannot shift another field's value, and a record missing a field is rejected by
+// from_json (json::at) instead of being read as a default. This form travels from a simulation
+// child to its parent and is what the isolated-baseline cache stores; stats.json is written from it
+// by metrics/stats_writer.cpp. Each macro line names every field of its struct; the static_asserts
+// beside them fail to compile when a field is added to a struct and not to its line.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessRun, start_ps, end_ps)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessResult, name, runs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelRecord, name, process, launch_ps, start_ps, end_ps, thread_blocks,
+                                   tbs_per_sm, preemptions)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PreemptionTrace, sm, kernel, mechanism, requested_ps, done_ps, bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommandTrace, kind, process, stream, queue, bytes, queued_ps, issued_ps,
+                                   done_ps)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmRecord, id, busy_ps, thread_blocks)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, bytes, transactions, busy_ps, pcie_down_bytes, pcie_up_bytes)
+static_assert(field_count<ProcessRun>() == 2, "ProcessRun changed: update its JSON line");
+static_assert(field_count<ProcessResult>() == 2, "ProcessResult changed: update its JSON line");
+static_assert(field_count<KernelRecord>() == 8, "KernelRecord changed: update its JSON line");
+static_assert(field_count<PreemptionTrace>() == 6, "PreemptionTrace changed: update its JSON line");
+static_assert(field_count<CommandTrace>() == 8, "CommandTrace changed: update its JSON line");
+static_assert(field_count<SmRecord>() == 3, "SmRecord changed: update its JSON line");
+static_assert(field_count<MemoryRecord>() == 5, "MemoryRecord changed: update its JSON line");
+static_assert(field_count<RunResult>() == 14, "RunResult changed: update to_json/from_json (run_result.cpp)");
+
+/// Version of the RunResult JSON form (the child-to-parent transport and the baseline cache); from_json
+/// refuses any other version. Raise it whenever a field is added, removed or changes meaning.
+inline constexpr int kRunResultSchemaVersion = 1;
 
 void to_json(nlohmann::json& j, const RunResult& r);
 void from_json(const nlohmann::json& j, RunResult& r);

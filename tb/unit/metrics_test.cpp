@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "metrics/multiprogram_metrics.h"
 #include "metrics/run_result.h"
@@ -40,21 +42,68 @@ TEST(Metrics, MeanTurnaroundAveragesCompletedRuns) {
   EXPECT_DOUBLE_EQ(mean_turnaround_ps(ProcessResult{"y", {}}), 0.0);
 }
 
-TEST(RunResult, JsonRoundTrip) {
+// field_count (core/field_count.h) pins each record to its JSON field list; it must count strings,
+// vectors and nested aggregates as one field each.
+struct Mixed {
+  int a = 0;
+  std::string b;
+  std::vector<int> c;
+  MemoryRecord d;
+  double e = 0;
+};
+static_assert(field_count<Mixed>() == 5);
+static_assert(field_count<ProcessRun>() == 2);
+
+RunResult every_field_distinct() {
   RunResult r;
   r.policy = "fcfs";
   r.seed = 3;
   r.end_ps = 123456789;
-  r.tbs_issued = r.tbs_completed = 42;
-  r.processes = {{"a", {{1, 2}, {3, 4}}}};
-  r.kernels = {{"k", 0, 1, 2, 3, 42, 8, 2}};
-  r.preemptions = {{1, 0, 1, 10, 20, 4096}};
+  r.tbs_issued = 42;
+  r.tbs_completed = 41;
+  r.commands_completed = 17;
   r.tbs_reissued = 5;
-  r.commands = {{3, 0, 1, 2, 4096, 5, 6, 7}};
-  r.sms = {{0, 99, 42}};
-  r.memory = {1, 2, 3, 4, 5};
+  r.processes = {{"a", {{1, 2}, {3, 4}}}};
+  r.kernels = {{"k", 6, 11, 12, 13, 14, 8, 2}};
+  r.preemptions = {{21, 22, 1, 23, 24, 4096}};
+  r.commands = {{3, 31, 32, 33, 4097, 35, 36, 37}};
+  r.sms = {{51, 99, 52}};
+  r.memory = {61, 62, 63, 64, 65};
+  r.wall_seconds = 0.25;
+  return r;
+}
+
+TEST(RunResult, JsonRoundTrip) {
+  const RunResult r = every_field_distinct();
   const RunResult back = nlohmann::json(r).get<RunResult>();
   EXPECT_EQ(nlohmann::json(back).dump(), nlohmann::json(r).dump());
+  EXPECT_EQ(back.kernels.at(0).tbs_per_sm, 8U);
+  EXPECT_EQ(back.memory.pcie_up_bytes, 65U);
+  EXPECT_EQ(back.commands_completed, 17U);
+}
+
+TEST(RunResult, RecordsAreSerialisedByName) {
+  const nlohmann::json j = every_field_distinct();
+  EXPECT_EQ(j.at("schema_version").get<int>(), kRunResultSchemaVersion);
+  EXPECT_EQ(j.at("kernels").at(0).at("tbs_per_sm").get<int>(), 8);
+  EXPECT_EQ(j.at("kernels").at(0).at("process").get<int>(), 6);
+  EXPECT_EQ(j.at("preemptions").at(0).at("bytes").get<int>(), 4096);
+  EXPECT_EQ(j.at("commands").at(0).at("done_ps").get<int>(), 37);
+  EXPECT_EQ(j.at("sms").at(0).at("thread_blocks").get<int>(), 52);
+  EXPECT_EQ(j.at("memory").at("pcie_down_bytes").get<int>(), 64);
+  EXPECT_EQ(j.at("processes").at(0).at("runs").at(1).at("end_ps").get<int>(), 4);
+}
+
+TEST(RunResult, MissingFieldOrOtherVersionIsRejected) {
+  nlohmann::json missing = every_field_distinct();
+  missing["kernels"][0].erase("tbs_per_sm");
+  EXPECT_THROW((void)missing.get<RunResult>(), nlohmann::json::exception);
+  nlohmann::json old = every_field_distinct();
+  old["schema_version"] = kRunResultSchemaVersion + 1;
+  EXPECT_THROW((void)old.get<RunResult>(), std::runtime_error);
+  nlohmann::json positional = every_field_distinct();
+  positional["sms"][0] = {51, 99, 52};  // the pre-schema positional form
+  EXPECT_THROW((void)positional.get<RunResult>(), nlohmann::json::exception);
 }
 
 }  // namespace
