@@ -1,14 +1,18 @@
 #pragma once
-// A DMA (copy) engine: moves a copy command's bytes as TLM-2.0 bursts across the PCIe link into
-// (or out of) GPU memory through the memory controller. It streams: bursts are issued at the
-// link's pace with several in flight (loosely timed, local time offset), synchronizing with the
-// kernel every quantum so other initiators interleave; the copy completes when its last burst is
-// delivered.
+// A DMA (copy) engine: moves a copy command's bytes between the host and GPU memory as TLM-2.0 bursts,
+// a loosely-timed initiator on two sockets: the PCIe link and the memory controller. A copy is a
+// two-stage pipeline: bursts leave the source at the link's pace (host to device: across the link;
+// device to host: read from memory) and each is handed to the destination when it arrives there
+// (written to memory; sent across the link), with several bursts in flight. The engine keeps its
+// local time in a tlm_utils::tlm_quantumkeeper and sends every transaction at its own time
+// (core/tlm_quantum.h), so the memory controller sees its bursts in time order with every other
+// initiator's. The copy completes when its last burst is delivered.
 
 #include <cstdint>
 #include <deque>
 
 #include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
 #include <systemc>
 #include <tlm>
 
@@ -19,7 +23,8 @@ namespace gpumux {
 
 class DmaEngine final : public sc_core::sc_module, public CommandEngine {
  public:
-  tlm_utils::simple_initiator_socket<DmaEngine> socket;
+  tlm_utils::simple_initiator_socket<DmaEngine> link_socket;    ///< to the PCIe link
+  tlm_utils::simple_initiator_socket<DmaEngine> memory_socket;  ///< to the memory controller
 
   DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie, CommandCompletionListener& listener);
 
@@ -31,13 +36,16 @@ class DmaEngine final : public sc_core::sc_module, public CommandEngine {
  private:
   void run();
   void copy(const GpuCommand& command);
+  /// Sends the payload's burst through `socket` at absolute time `at_ps`; returns its completion there.
+  TimePs transport(tlm_utils::simple_initiator_socket<DmaEngine>& socket, TimePs at_ps);
 
   std::uint32_t burst_bytes_;
   TimePs burst_pace_ps_;
-  TimePs quantum_ps_;
   CommandCompletionListener& listener_;
   std::deque<GpuCommand> pending_;
   sc_core::sc_event work_;
+  tlm_utils::tlm_quantumkeeper quantum_keeper_;
+  tlm::tlm_generic_payload payload_;
   std::uint64_t bytes_copied_ = 0;
   int traced_pending_ = 0;
 };

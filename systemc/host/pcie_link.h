@@ -1,8 +1,9 @@
 #pragma once
 // The PCIe link between host and GPU (Tanasic Table 2: 500 MHz, 32 lanes, 4 KB bursts). Two
 // directions, each a BandwidthChannel. The host's command writes and host-to-device copies share
-// the downstream direction; device-to-host copies use the upstream one. It is the interconnect of
-// the TLM model: host -> command queues, DMA engines -> memory controller.
+// the downstream direction; device-to-host copies use the upstream one. The host's writes go on to
+// the command queues; a DMA engine's burst ends at the GPU side of the link (host to device) or at
+// the host (device to host): the engine itself moves it to or from the memory controller.
 
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -20,7 +21,6 @@ class PcieLink final : public sc_core::sc_module {
   tlm_utils::simple_target_socket<PcieLink> host_socket;            ///< command doorbell writes from the host
   tlm_utils::multi_passthrough_target_socket<PcieLink> dma_socket;  ///< copy bursts from the DMA engines
   tlm_utils::simple_initiator_socket<PcieLink> frontend_socket;     ///< to the command queues
-  tlm_utils::simple_initiator_socket<PcieLink> memory_socket;       ///< to the memory controller
 
   PcieLink(const sc_core::sc_module_name& name, const PcieConfig& config);
 

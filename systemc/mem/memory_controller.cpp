@@ -1,5 +1,9 @@
 #include "mem/memory_controller.h"
 
+#include <sstream>
+
+#include "core/error.h"
+
 namespace gpumux {
 
 MemoryController::MemoryController(const sc_core::sc_module_name& name, const MemoryConfig& config)
@@ -11,6 +15,20 @@ MemoryController::MemoryController(const sc_core::sc_module_name& name, const Me
 
 TimePs MemoryController::serve(std::uint32_t initiator, std::uint64_t bytes, TimePs arrival_ps,
                                bool is_write) {
+  if (arrival_ps < last_arrival_ps_) {
+    // First come first served is only fair if "first" is simulated time: a request made out of
+    // order would be served after one that arrived later, or delay it. The model must not do that.
+    std::ostringstream msg;
+    const sc_core::sc_process_handle caller = sc_core::sc_get_current_process_handle();
+    msg << "invariant violated at " << ns_from_ps(sc_core::sc_time_stamp().value())
+        << " ns in the memory controller: a request from initiator " << initiator << " ("
+        << (caller.valid() ? caller.name() : "no process") << ") arrives at " << ns_from_ps(arrival_ps)
+        << " ns, before the previous request (number " << transactions_ << "), which arrived at "
+        << ns_from_ps(last_arrival_ps_)
+        << " ns; requests must reach the controller in arrival-time order (core/tlm_quantum.h)";
+    throw InvariantViolation(msg.str());
+  }
+  last_arrival_ps_ = arrival_ps;
   const BandwidthChannel::Slot slot = channel_.reserve(bytes, arrival_ps);
   ++transactions_;
   traced_bytes_ = channel_.bytes();

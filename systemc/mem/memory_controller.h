@@ -1,12 +1,14 @@
 #pragma once
-// The GPU memory controller: a TLM-2.0 target that every initiator (DMA engines, later context
-// save/restore and warp memory requests) shares. One channel with a peak bandwidth and a fixed
-// latency (core/bandwidth_channel.h): contention between initiators emerges from the order and
-// size of their requests instead of being assumed.
+// The GPU memory controller: a TLM-2.0 target that every initiator shares: the DMA engines (copies)
+// and each SM (context save and restore). One channel with a peak bandwidth and a fixed latency
+// (core/bandwidth_channel.h): contention between initiators emerges from the order and size of their
+// requests instead of being assumed.
 //
-// Loosely timed: b_transport adds queueing, service and latency to the caller's annotated delay.
-// Initiators that stream keep several requests in flight by issuing at their own pace and
-// synchronizing within a quantum (see DmaEngine).
+// Loosely timed: b_transport adds queueing, service and latency to the caller's annotated delay and
+// never waits. The channel is first come first served, so requests must reach it in the order they
+// arrive in simulated time; the initiators guarantee it by synchronising through their quantum
+// keepers (core/tlm_quantum.h), and the controller checks it on every request: a request arriving
+// before one already served is an InvariantViolation naming both times and the calling process.
 
 #include <cstdint>
 #include <vector>
@@ -28,11 +30,15 @@ class MemoryController final : public sc_core::sc_module {
 
   /// Serves `bytes` from `initiator` arriving at absolute time `arrival_ps`; returns the absolute
   /// time the transaction completes: writes are posted (done when the channel has taken the data),
-  /// reads return their data the access latency later. The timing core of b_transport.
+  /// reads return their data the access latency later. The timing core of b_transport. Throws
+  /// InvariantViolation if `arrival_ps` is before the previous request's arrival.
   TimePs serve(std::uint32_t initiator, std::uint64_t bytes, TimePs arrival_ps, bool is_write);
 
   [[nodiscard]] const BandwidthChannel& channel() const { return channel_; }
+  /// Requests served, each checked to arrive no earlier than the one before.
   [[nodiscard]] std::uint64_t transactions() const { return transactions_; }
+  /// Arrival time of the latest request (0 before the first).
+  [[nodiscard]] TimePs last_arrival_ps() const { return last_arrival_ps_; }
   [[nodiscard]] const std::vector<std::uint64_t>& bytes_by_initiator() const { return bytes_by_initiator_; }
   /// Bytes served so far, as an int the VCD samples (memory-controller load).
   [[nodiscard]] const std::uint64_t& traced_bytes_served() const { return traced_bytes_; }
@@ -42,6 +48,7 @@ class MemoryController final : public sc_core::sc_module {
 
   BandwidthChannel channel_;
   std::uint64_t transactions_ = 0;
+  TimePs last_arrival_ps_ = 0;
   std::uint64_t traced_bytes_ = 0;
   std::vector<std::uint64_t> bytes_by_initiator_;
 };

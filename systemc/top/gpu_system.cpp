@@ -1,10 +1,13 @@
 #include "top/gpu_system.h"
 
+#include "core/tlm_quantum.h"
+
 namespace gpumux {
 
 GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& spec,
                      std::function<void()> progress)
     : sc_core::sc_module(name) {
+  set_global_quantum();  // the one place: its value and why are in core/tlm_quantum.h
   memory_ = std::make_unique<MemoryController>("memory_controller", spec.gpu.memory);
   pcie_ = std::make_unique<PcieLink>("pcie", spec.gpu.pcie);
   queues_ = std::make_unique<CommandQueues>("command_queues", spec.gpu.frontend);
@@ -19,10 +22,14 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
 
   host_->socket.bind(pcie_->host_socket);
   pcie_->frontend_socket.bind(queues_->socket);
-  h2d_->socket.bind(pcie_->dma_socket);
-  if (d2h_) d2h_->socket.bind(pcie_->dma_socket);
-  pcie_->memory_socket.bind(memory_->socket);
-  // Each SM saves and restores contexts through the memory controller, sharing it with the DMA.
+  // The memory controller's initiators, in the order of its socket indices: the DMA engines (copies;
+  // each also drives the PCIe link), then each SM (context save and restore).
+  h2d_->link_socket.bind(pcie_->dma_socket);
+  h2d_->memory_socket.bind(memory_->socket);
+  if (d2h_) {
+    d2h_->link_socket.bind(pcie_->dma_socket);
+    d2h_->memory_socket.bind(memory_->socket);
+  }
   for (const auto& sm : engine_->sms()) sm->memory_socket.bind(memory_->socket);
   engine_->driver().set_preemption(spec.preemption);
 }

@@ -7,18 +7,20 @@
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
 #include <systemc>
 #include <tlm>
 
 #include "core/processes.h"
+#include "core/tlm_quantum.h"
 #include "mem/memory_controller.h"
 #include "top/simulation.h"
 
 namespace gpumux {
 namespace {
 
-/// Streams `bytes` as 4 KB writes, issuing one burst per `pace_ps` of local time and synchronizing
-/// every microsecond (loosely timed), like the DMA engine.
+/// Streams `bytes` as 4 KB writes, one burst per `pace_ps`, keeping its local time in a quantum keeper
+/// and sending each burst at its own time (core/tlm_quantum.h), like the DMA engine.
 class StreamingInitiator final : public sc_core::sc_module {
  public:
   tlm_utils::simple_initiator_socket<StreamingInitiator> socket;
@@ -37,20 +39,18 @@ class StreamingInitiator final : public sc_core::sc_module {
     p.set_data_ptr(data.data());
     p.set_data_length(4096);
     p.set_streaming_width(4096);
-    TimePs offset = 0;
+    tlm_utils::tlm_quantumkeeper keeper;
+    keeper.reset();
+    TimePs issue = 0;
     TimePs last = 0;
     for (std::uint64_t sent = 0; sent < bytes_; sent += 4096) {
-      sc_core::sc_time delay = sc_core::sc_time::from_value(offset);
+      advance_to(keeper, issue);
+      sc_core::sc_time delay = keeper.get_local_time();
       socket->b_transport(p, delay);
-      last = std::max<TimePs>(last, delay.value());
-      offset += pace_ps_;
-      if (offset >= 1'000'000) {
-        sc_core::wait(sc_core::sc_time::from_value(offset));
-        last = last > offset ? last - offset : 0;
-        offset = 0;
-      }
+      last = std::max<TimePs>(last, sc_core::sc_time_stamp().value() + delay.value());
+      issue += pace_ps_;
     }
-    sc_core::wait(sc_core::sc_time::from_value(last));
+    advance_to(keeper, last);
     done_ps = sc_core::sc_time_stamp().value();
   }
   std::uint64_t bytes_;
@@ -60,6 +60,7 @@ class StreamingInitiator final : public sc_core::sc_module {
 nlohmann::json stream(std::uint32_t initiators, std::uint64_t bytes_each, double gb_per_s) {
   return run_in_child([=] {
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    set_global_quantum();
     auto mc = std::make_unique<MemoryController>("mc", MemoryConfig{gb_per_s, 400});
     const auto pace = static_cast<TimePs>(4096.0 / (gb_per_s * 1e9) * 1e12);
     std::vector<std::unique_ptr<StreamingInitiator>> list;
