@@ -51,7 +51,12 @@ int list_command(const std::vector<std::string>& args) {
     }
   }
   if (what == "policies") {
-    for (const auto& p : policy_registry()) std::printf("%-16s %s\n", p.name.c_str(), p.summary.c_str());
+    // Options come from each policy's declarations (core/typed_options.h), under its summary.
+    for (const auto& p : policy_registry()) {
+      std::printf("%-16s %s\n", p.name.c_str(), p.summary.c_str());
+      std::fputs(describe_options(p.options, std::string(17, ' ')).c_str(), stdout);
+    }
+    std::printf("\noptions: --policy-opt NAME=VALUE (gpumux run), options: {NAME: VALUE} (experiment runs)\n");
     return kExitOk;
   }
   if (what == "gpus") {

@@ -140,7 +140,8 @@ int run_command(const std::vector<std::string>& args) {
   spec.wall_timeout_s = timeout;
   const RunResult result = simulate(spec);
 
-  const RunReport report = make_report(gpu, workload, result, isolated);
+  RunReport report = make_report(gpu, workload, result, isolated);
+  report.policy_options = effective_policy_options(policy, policy_options);
   const std::string stats_path = out_dir + "/stats.json";
   std::ofstream stats(stats_path);
   if (!(stats << stats_json(report).dump(2) << '\n')) throw InputError("cannot write '" + stats_path + "'");

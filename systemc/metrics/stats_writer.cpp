@@ -36,6 +36,7 @@ nlohmann::json stats_json(const RunReport& report) {
   j["workload"] = report.workload->name;
   j["policy"] = r.policy;
   j["seed"] = r.seed;
+  j["policy_options"] = report.policy_options;
   j["simulated_ns"] = ns(r.end_ps);
   j["simulated_cycles"] = gpu.ps_to_cycles(r.end_ps);
   j["metrics"] = {

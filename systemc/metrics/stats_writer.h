@@ -21,6 +21,9 @@ struct RunReport {
   const RunResult* multiprogram = nullptr;
   std::vector<double> isolated_ps;  ///< T^SP per process
   MultiprogramMetrics metrics;
+  /// Every option the policy declares, with its effective value (policy/registry.h
+  /// effective_policy_options); written as stats.json "policy_options".
+  nlohmann::json policy_options = nlohmann::json::object();
 };
 
 /// Builds the report: computes T^MP from the multiprogram run and the metrics.

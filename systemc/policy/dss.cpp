@@ -67,32 +67,22 @@ int EqualShareTokens::tokens_for(ProcessId process, std::optional<int> os_tokens
 DssPolicy::DssPolicy(std::uint32_t token_bits, bool start_on_preempt_done)
     : token_bits_(token_bits), start_on_preempt_done_(start_on_preempt_done) {}
 
-std::unique_ptr<SchedulingPolicy> DssPolicy::create(const PolicyOptions& options) {
-  std::uint32_t token_bits = 0;
-  bool start_on_preempt_done = true;
-  for (const auto& [key, value] : options) {
-    if (key == "token_bits") {
-      std::size_t used = 0;
-      unsigned long bits = 0;
-      try {
-        bits = std::stoul(value, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != value.size() || value.empty() || bits < 2 || bits > 31) {
-        throw InputError("policy dss: option token_bits must be an integer 2..31, not '" + value + "'");
-      }
-      token_bits = static_cast<std::uint32_t>(bits);
-    } else if (key == "preempt_done_starts") {
-      if (value != "on" && value != "off") {
-        throw InputError("policy dss: option preempt_done_starts must be on or off, not '" + value + "'");
-      }
-      start_on_preempt_done = value == "on";
-    } else {
-      throw InputError("policy dss: unknown option '" + key + "' (known: token_bits, preempt_done_starts)");
-    }
-  }
-  return std::make_unique<DssPolicy>(token_bits, start_on_preempt_done);
+const OptionSpecs& DssPolicy::option_specs() {
+  static const OptionSpecs specs = {
+      OptionSpec::integer_or_auto("token_bits", 2, 31, "8 up to 63 SMs, else 16",
+                                  "width of the signed token counters; the GPU's SM count must fit in "
+                                  "2^(bits-1) - 1"),
+      OptionSpec::on_off("preempt_done_starts", true,
+                         "every finished preemption starts a token search (off: only Tanasic's two events, "
+                         "a kernel entering the active queue and an SM going idle)"),
+  };
+  return specs;
+}
+
+std::unique_ptr<SchedulingPolicy> DssPolicy::create(const OptionValues& options) {
+  const std::optional<std::int64_t> bits = options.integer_or_auto("token_bits");
+  return std::make_unique<DssPolicy>(bits ? static_cast<std::uint32_t>(*bits) : 0U,
+                                     options.on("preempt_done_starts"));
 }
 
 void DssPolicy::ensure_model(const EngineControl& control) {

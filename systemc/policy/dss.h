@@ -58,10 +58,10 @@ class DssPolicy final : public SchedulingPolicy {
  public:
   /// token_bits 0: 8 bits up to 63 SMs, 16 above (see DssReference::Config::token_bits).
   explicit DssPolicy(std::uint32_t token_bits = 0, bool start_on_preempt_done = true);
-  /// Options: token_bits=2..31 (default: 8 up to 63 SMs, else 16); preempt_done_starts=on|off
-  /// (default on: see DssReference; off: only Tanasic's two events start a search). InputError on
-  /// anything else.
-  static std::unique_ptr<SchedulingPolicy> create(const PolicyOptions& options);
+  /// Options: token_bits (auto: 8 up to 63 SMs, else 16), preempt_done_starts (see DssReference).
+  [[nodiscard]] static const OptionSpecs& option_specs();
+  /// From values parsed against option_specs().
+  [[nodiscard]] static std::unique_ptr<SchedulingPolicy> create(const OptionValues& options);
 
   [[nodiscard]] std::string name() const override { return "dss"; }
   void on_kernel_arrival(KernelId kernel, EngineControl& control) override;

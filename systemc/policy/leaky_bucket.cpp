@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
-
-#include "core/error.h"
 
 namespace gpumux {
 
@@ -18,45 +15,30 @@ constexpr std::uint32_t kOne = 1U << Ref::kFracBits;  ///< rate of one token per
 /// Safety net: with at least one active bucket a grant comes within capacity / rate cycles.
 constexpr std::uint64_t kMaxCyclesPerGrant = 1U << kLevelBits;
 
-std::uint32_t parse_share(const std::string& text) {
-  std::size_t used = 0;
-  unsigned long v = 0;
-  try {
-    v = std::stoul(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (text.empty() || used != text.size() || v == 0 || v > kMaxShare) {
-    throw InputError("policy leaky-bucket: option shares takes positive integers up to " +
-                     std::to_string(kMaxShare) + " separated by ':', not '" + text + "'");
-  }
-  return static_cast<std::uint32_t>(v);
-}
-
 }  // namespace
 
 LeakyBucketPolicy::LeakyBucketPolicy(std::vector<std::uint32_t> shares, bool compensate)
     : shares_(std::move(shares)), compensate_(compensate) {}
 
-std::unique_ptr<SchedulingPolicy> LeakyBucketPolicy::create(const PolicyOptions& options) {
+const OptionSpecs& LeakyBucketPolicy::option_specs() {
+  static const OptionSpecs specs = {
+      OptionSpec::integer_list(
+          "shares", 1, kMaxShare, ':',
+          "every process takes its workload tokens (the SM budget DSS uses), else 1",
+          "share of each process, in workload order; processes past the list as with none"),
+      OptionSpec::on_off("compensate", true,
+                         "rate compensation: scale each bucket's rate by (shortest mean TB time) / (the "
+                         "kernel's mean TB time) so SMs held follow the shares (Liang 4.1)"),
+  };
+  return specs;
+}
+
+std::unique_ptr<SchedulingPolicy> LeakyBucketPolicy::create(const OptionValues& options) {
   std::vector<std::uint32_t> shares;
-  bool compensate = true;
-  for (const auto& [key, value] : options) {
-    if (key == "shares") {
-      std::stringstream in(value);
-      std::string part;
-      while (std::getline(in, part, ':')) shares.push_back(parse_share(part));
-      if (shares.empty() || value.back() == ':') parse_share("");
-    } else if (key == "compensate") {
-      if (value != "on" && value != "off") {
-        throw InputError("policy leaky-bucket: option compensate must be on or off, not '" + value + "'");
-      }
-      compensate = value == "on";
-    } else {
-      throw InputError("policy leaky-bucket: unknown option '" + key + "' (known: shares, compensate)");
-    }
+  for (const std::int64_t share : options.integer_list("shares")) {
+    shares.push_back(static_cast<std::uint32_t>(share));
   }
-  return std::make_unique<LeakyBucketPolicy>(std::move(shares), compensate);
+  return std::make_unique<LeakyBucketPolicy>(std::move(shares), options.on("compensate"));
 }
 
 void LeakyBucketPolicy::ensure_model(const EngineControl& control) {

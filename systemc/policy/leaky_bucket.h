@@ -33,9 +33,10 @@ namespace gpumux {
 class LeakyBucketPolicy final : public SchedulingPolicy {
  public:
   LeakyBucketPolicy(std::vector<std::uint32_t> shares, bool compensate);
-  /// Options: shares=a:b:... (positive integers, per process in workload order; default all 1),
-  /// compensate=on|off (default on). InputError on anything else.
-  static std::unique_ptr<SchedulingPolicy> create(const PolicyOptions& options);
+  /// Options: shares=a:b:... (per process in workload order), compensate=on|off.
+  [[nodiscard]] static const OptionSpecs& option_specs();
+  /// From values parsed against option_specs().
+  [[nodiscard]] static std::unique_ptr<SchedulingPolicy> create(const OptionValues& options);
 
   [[nodiscard]] std::string name() const override { return "leaky-bucket"; }
   void on_kernel_arrival(KernelId kernel, EngineControl& control) override;

@@ -2,23 +2,21 @@
 
 #include <algorithm>
 
-#include "core/error.h"
-
 namespace gpumux {
 
-std::unique_ptr<SchedulingPolicy> PriorityPolicy::preemptive(const PolicyOptions& options) {
-  Mode mode = Mode::kPreemptiveShared;
-  for (const auto& [key, value] : options) {
-    if (key != "access") throw InputError("policy ppq: unknown option '" + key + "' (known: access)");
-    if (value == "shared") {
-      mode = Mode::kPreemptiveShared;
-    } else if (value == "exclusive") {
-      mode = Mode::kPreemptiveExclusive;
-    } else {
-      throw InputError("policy ppq: option access must be shared or exclusive, not '" + value + "'");
-    }
-  }
-  return std::make_unique<PriorityPolicy>(mode);
+const OptionSpecs& PriorityPolicy::preemptive_option_specs() {
+  static const OptionSpecs specs = {
+      OptionSpec::choice(
+          "access", {"shared", "exclusive"}, "shared",
+          "shared: take only as many SMs as the higher-priority kernel can use; exclusive: the "
+          "highest-priority kernel holds every SM until it finishes"),
+  };
+  return specs;
+}
+
+std::unique_ptr<SchedulingPolicy> PriorityPolicy::preemptive(const OptionValues& options) {
+  return std::make_unique<PriorityPolicy>(options.choice("access") == "exclusive" ? Mode::kPreemptiveExclusive
+                                                                                  : Mode::kPreemptiveShared);
 }
 
 std::string PriorityPolicy::name() const { return mode_ == Mode::kNonPreemptive ? "npq" : "ppq"; }

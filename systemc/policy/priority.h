@@ -22,8 +22,10 @@ class PriorityPolicy final : public SchedulingPolicy {
  public:
   enum class Mode { kNonPreemptive, kPreemptiveShared, kPreemptiveExclusive };
   explicit PriorityPolicy(Mode mode) : mode_(mode) {}
-  /// ppq with options {access: shared|exclusive}; InputError on anything else.
-  static std::unique_ptr<SchedulingPolicy> preemptive(const PolicyOptions& options);
+  /// ppq's option: access=shared|exclusive.
+  [[nodiscard]] static const OptionSpecs& preemptive_option_specs();
+  /// ppq from values parsed against preemptive_option_specs().
+  [[nodiscard]] static std::unique_ptr<SchedulingPolicy> preemptive(const OptionValues& options);
 
   [[nodiscard]] std::string name() const override;
   void on_kernel_arrival(KernelId kernel, EngineControl& control) override;

@@ -1,6 +1,8 @@
 #include "policy/registry.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "core/error.h"
 #include "policy/dss.h"
@@ -13,11 +15,10 @@
 namespace gpumux {
 
 namespace {
-/// For policies without options: any option is a usage error, never silently ignored.
-void no_options(const std::string& policy, const PolicyOptions& options) {
-  if (!options.empty()) {
-    throw InputError("policy " + policy + " takes no options (got '" + options.begin()->first + "')");
-  }
+/// The options and factory of one ShortestFirstPolicy mode (the summary is the entry's own).
+PolicyInfo shortest_first_info(std::string name, std::string summary, ShortestFirstPolicy::Mode mode) {
+  return {std::move(name), std::move(summary), ShortestFirstPolicy::option_specs(mode),
+          [mode](const OptionValues& o) { return ShortestFirstPolicy::create(mode, o); }};
 }
 }  // namespace
 
@@ -27,70 +28,60 @@ const std::vector<PolicyInfo>& policy_registry() {
         {"dss",
          "Dynamic Spatial Sharing (Tanasic 3.4, Algorithm 1): token-based spatial partitioning of SMs, "
          "preempting by reservation",
-         [](const PolicyOptions& options) { return DssPolicy::create(options); }},
+         DssPolicy::option_specs(), [](const OptionValues& o) { return DssPolicy::create(o); }},
         {"fcfs",
          "today's GPUs (Tanasic 2.3): kernels in arrival order, back to back when SMs free up; "
          "kernels of different processes never run at once",
-         [](const PolicyOptions& o) {
-           no_options("fcfs", o);
-           return std::make_unique<FcfsPolicy>(FcfsPolicy::Variant::kFcfs);
-         }},
+         {},
+         [](const OptionValues&) { return std::make_unique<FcfsPolicy>(FcfsPolicy::Variant::kFcfs); }},
         {"fifo",
          "Fermi FIFO thread-block scheduler (Pai 5.2.1): next kernel's TBs once all TBs of the "
          "previous one are dispatched; kernels of different processes may share SMs",
-         [](const PolicyOptions& o) {
-           no_options("fifo", o);
-           return std::make_unique<FcfsPolicy>(FcfsPolicy::Variant::kFifo);
-         }},
+         {},
+         [](const OptionValues&) { return std::make_unique<FcfsPolicy>(FcfsPolicy::Variant::kFifo); }},
         {"leaky-bucket",
-         "leaky-bucket thread-block interleaving (Liang 4.1): kernels share SMs in asked proportions; "
-         "options shares=a:b:... (per process), compensate=on|off (rate compensation for TB times)",
-         [](const PolicyOptions& options) { return LeakyBucketPolicy::create(options); }},
+         "leaky-bucket thread-block interleaving (Liang 4.1): kernels share SMs in asked proportions",
+         LeakyBucketPolicy::option_specs(),
+         [](const OptionValues& o) { return LeakyBucketPolicy::create(o); }},
         {"npq",
          "non-preemptive priority queues (Tanasic 4.2): the highest-priority kernel gets the next free SMs",
-         [](const PolicyOptions& o) {
-           no_options("npq", o);
+         {},
+         [](const OptionValues&) {
            return std::make_unique<PriorityPolicy>(PriorityPolicy::Mode::kNonPreemptive);
          }},
         {"ppq",
          "preemptive priority queues (Tanasic 4.2): SMs of lower-priority kernels are preempted for a "
-         "higher-priority one; option access=shared (default) or exclusive",
-         [](const PolicyOptions& options) { return PriorityPolicy::preemptive(options); }},
+         "higher-priority one",
+         PriorityPolicy::preemptive_option_specs(),
+         [](const OptionValues& o) { return PriorityPolicy::preemptive(o); }},
         // Pai et al.: runtime-aware thread-block scheduling (policy/mpmax.h, policy/srtf.h).
         {"mpmax",
          "Just-in-time MPMax (Pai 5.2.2): each running kernel sets aside room for one TB of each "
          "co-runner per SM; TBs issued in FIFO order",
-         [](const PolicyOptions& o) {
-           no_options("mpmax", o);
-           return std::make_unique<MpmaxPolicy>();
-         }},
-        {"srtf",
-         "Shortest Remaining Time First (Pai 5.1.1): Simple Slicing predictions, new kernels sampled on "
-         "one SM; options sample=first-to-end|first-started-in-slice, decide=per-sm|gpu",
-         [](const PolicyOptions& o) {
-           return ShortestFirstPolicy::create(ShortestFirstPolicy::Mode::kSrtf, o);
-         }},
-        {"srtf-adaptive",
-         "SRTF/Adaptive (Pai 5.1.2): SRTF, sharing SMs (fastest kernel limited to 3 TBs/SM) when "
-         "estimated slowdowns differ by more than 0.5; options threshold, shared_limit, sample, decide",
-         [](const PolicyOptions& o) {
-           return ShortestFirstPolicy::create(ShortestFirstPolicy::Mode::kSrtfAdaptive, o);
-         }},
-        {"srtf-oracle",
-         "SRTF with true remaining runtimes, no sampling (Pai 6.2.2 zero-sampling; staircase oracle)",
-         [](const PolicyOptions& o) {
-           return ShortestFirstPolicy::create(ShortestFirstPolicy::Mode::kSrtfOracle, o);
-         }},
-        {"sjf",
-         "Shortest Job First oracle (Pai 6.2): isolated runtime ceil(B / (N_SM R)) t known at arrival; "
-         "shortest kernel first, no preemption",
-         [](const PolicyOptions& o) {
-           return ShortestFirstPolicy::create(ShortestFirstPolicy::Mode::kSjf, o);
-         }},
-        {"ljf", "Longest Job First oracle (Pai 6.2 counterpart of sjf): longest isolated runtime first",
-         [](const PolicyOptions& o) {
-           return ShortestFirstPolicy::create(ShortestFirstPolicy::Mode::kLjf, o);
-         }},
+         {},
+         [](const OptionValues&) { return std::make_unique<MpmaxPolicy>(); }},
+        shortest_first_info("srtf",
+                            "Shortest Remaining Time First (Pai 5.1.1): Simple Slicing predictions, new "
+                            "kernels sampled on one SM",
+                            ShortestFirstPolicy::Mode::kSrtf),
+        shortest_first_info(
+            "srtf-adaptive",
+            "SRTF/Adaptive (Pai 5.1.2): SRTF, sharing SMs (the fastest kernel limited to a few "
+            "TBs/SM) when estimated slowdowns differ by more than a threshold",
+            ShortestFirstPolicy::Mode::kSrtfAdaptive),
+        shortest_first_info("srtf-oracle",
+                            "SRTF with true remaining runtimes, no sampling (Pai 6.2.2 zero-sampling; "
+                            "staircase oracle)",
+                            ShortestFirstPolicy::Mode::kSrtfOracle),
+        shortest_first_info(
+            "sjf",
+            "Shortest Job First oracle (Pai 6.2): isolated runtime ceil(B / (N_SM R)) t known "
+            "at arrival; shortest kernel first, no preemption",
+            ShortestFirstPolicy::Mode::kSjf),
+        shortest_first_info("ljf",
+                            "Longest Job First oracle (Pai 6.2 counterpart of sjf): longest isolated runtime "
+                            "first",
+                            ShortestFirstPolicy::Mode::kLjf),
     };
     std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     return list;
@@ -105,14 +96,27 @@ const PolicyInfo* find_policy(const std::string& name) {
   return nullptr;
 }
 
-std::unique_ptr<SchedulingPolicy> create_policy(const std::string& name, const PolicyOptions& options) {
+namespace {
+const PolicyInfo& known_policy(const std::string& name) {
   const PolicyInfo* info = find_policy(name);
   if (info == nullptr) {
     std::string known;
     for (const auto& p : policy_registry()) known += (known.empty() ? "" : ", ") + p.name;
     throw InputError("unknown policy '" + name + "' (known: " + known + ")");
   }
-  return info->create(options);
+  return *info;
+}
+
+}  // namespace
+
+std::unique_ptr<SchedulingPolicy> create_policy(const std::string& name, const PolicyOptions& options) {
+  const PolicyInfo& info = known_policy(name);
+  return info.create(parse_options("policy " + name, info.options, options));
+}
+
+nlohmann::json effective_policy_options(const std::string& name, const PolicyOptions& given) {
+  const PolicyInfo& info = known_policy(name);
+  return parse_options("policy " + name, info.options, given).to_json();
 }
 
 }  // namespace gpumux

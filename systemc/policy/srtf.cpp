@@ -1,81 +1,51 @@
 #include "policy/srtf.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
 #include "policy/pai_common.h"
 
 namespace gpumux {
 
 namespace {
 constexpr double kHysteresis = 0.1;  // srtf-adaptive leaves sharing below threshold - this
-
-double parse_double(const std::string& policy, const std::string& key, const std::string& value) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(value, &used);
-    // inf and nan parse, but a threshold of inf would silently mean "never"; say so instead.
-    if (used == value.size() && std::isfinite(v) && v >= 0 && v <= 1e6) return v;
-  } catch (const std::exception&) {
-  }
-  throw InputError("policy " + policy + ": option " + key + " must be a finite number 0..1e6, not '" + value +
-                   "'");
-}
-
-std::uint32_t parse_count(const std::string& policy, const std::string& key, const std::string& value) {
-  try {
-    std::size_t used = 0;
-    const unsigned long v = std::stoul(value, &used);
-    // stoul accepts "-5" (it wraps) and leading spaces: only plain digits are a count.
-    const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
-    if (digits && used == value.size() && v >= 1 && v <= 1024) return static_cast<std::uint32_t>(v);
-  } catch (const std::exception&) {
-  }
-  throw InputError("policy " + policy + ": option " + key + " must be an integer 1..1024, not '" + value +
-                   "'");
-}
 }  // namespace
 
-std::unique_ptr<SchedulingPolicy> ShortestFirstPolicy::create(Mode mode, const PolicyOptions& options) {
-  ShortestFirstPolicy probe(mode);
-  const std::string name = probe.name();
+OptionSpecs ShortestFirstPolicy::option_specs(Mode mode) {
+  OptionSpecs specs;
+  if (mode != Mode::kSrtf && mode != Mode::kSrtfAdaptive) return specs;  // the oracles: none
+  specs.push_back(
+      OptionSpec::choice("sample", {"first-to-end", "first-started-in-slice"}, "first-to-end",
+                         "which thread block's time the Simple Slicing sample measures (Pai 5.1.1)"));
+  specs.push_back(
+      OptionSpec::choice("decide", {"per-sm", "gpu"}, "per-sm",
+                         "per-sm: each SM ranks kernels by its own predictions (Pai); gpu: every SM "
+                         "ranks by the mean of the per-SM predictions (ours)"));
+  if (mode == Mode::kSrtfAdaptive) {
+    specs.push_back(
+        OptionSpec::real("threshold", 0, 1e6, 0.5,
+                         "shares SMs when estimated slowdowns differ by more than this (Pai 5.1.2: "
+                         "0.5); back to SRTF below threshold - 0.1"));
+    specs.push_back(OptionSpec::integer(
+        "shared_limit", 1, 1024, 3, "thread blocks per SM the fastest kernel keeps while sharing (Pai: 3)"));
+  }
+  return specs;
+}
+
+std::unique_ptr<SchedulingPolicy> ShortestFirstPolicy::create(Mode mode, const OptionValues& options) {
   Options o;
-  for (const auto& [key, value] : options) {
-    const bool predicting = mode == Mode::kSrtf || mode == Mode::kSrtfAdaptive;
-    if (key == "sample" && predicting) {
-      if (value == "first-to-end") {
-        o.sample = SimpleSlicingPredictor::SampleRule::kFirstToEnd;
-      } else if (value == "first-started-in-slice") {
-        o.sample = SimpleSlicingPredictor::SampleRule::kFirstStartedInSlice;
-      } else {
-        throw InputError("policy " + name +
-                         ": option sample must be first-to-end or first-started-in-slice, not '" + value +
-                         "'");
-      }
-    } else if (key == "decide" && predicting) {
-      if (value == "per-sm") {
-        o.gpu_wide = false;
-      } else if (value == "gpu") {
-        o.gpu_wide = true;
-      } else {
-        throw InputError("policy " + name + ": option decide must be per-sm or gpu, not '" + value + "'");
-      }
-    } else if (key == "threshold" && mode == Mode::kSrtfAdaptive) {
-      o.unfairness_threshold = parse_double(name, key, value);
-    } else if (key == "shared_limit" && mode == Mode::kSrtfAdaptive) {
-      o.shared_limit = parse_count(name, key, value);
-    } else if (!predicting) {
-      throw InputError("policy " + name + " takes no options (got '" + key + "')");
-    } else {
-      throw InputError("policy " + name + ": unknown option '" + key + "' (known: sample, decide" +
-                       (mode == Mode::kSrtfAdaptive ? ", threshold, shared_limit" : "") + ")");
-    }
+  if (mode == Mode::kSrtf || mode == Mode::kSrtfAdaptive) {
+    o.sample = options.choice("sample") == "first-started-in-slice"
+                   ? SimpleSlicingPredictor::SampleRule::kFirstStartedInSlice
+                   : SimpleSlicingPredictor::SampleRule::kFirstToEnd;
+    o.gpu_wide = options.choice("decide") == "gpu";
+  }
+  if (mode == Mode::kSrtfAdaptive) {
+    o.unfairness_threshold = options.real("threshold");
+    o.shared_limit = static_cast<std::uint32_t>(options.integer("shared_limit"));
   }
   return std::make_unique<ShortestFirstPolicy>(mode, o);
 }

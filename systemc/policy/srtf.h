@@ -71,10 +71,10 @@ class ShortestFirstPolicy final : public SchedulingPolicy {
 
   explicit ShortestFirstPolicy(Mode mode) : ShortestFirstPolicy(mode, Options{}) {}
   ShortestFirstPolicy(Mode mode, Options options) : mode_(mode), options_(options) {}
-  /// srtf / srtf-adaptive take options (sample=first-to-end|first-started-in-slice,
-  /// decide=per-sm|gpu; srtf-adaptive also threshold=X, shared_limit=N); the oracles none.
-  /// InputError on anything else.
-  static std::unique_ptr<SchedulingPolicy> create(Mode mode, const PolicyOptions& options);
+  /// srtf / srtf-adaptive: sample, decide; srtf-adaptive also threshold, shared_limit; the oracles none.
+  [[nodiscard]] static OptionSpecs option_specs(Mode mode);
+  /// From values parsed against option_specs(mode).
+  [[nodiscard]] static std::unique_ptr<SchedulingPolicy> create(Mode mode, const OptionValues& options);
 
   [[nodiscard]] std::string name() const override;
   void on_kernel_arrival(KernelId kernel, EngineControl& control) override;

@@ -75,6 +75,14 @@ expect_text run-bad-key-name "$work/err" "lanches"
 
 check list-policies 0 "$gpumux" list policies
 expect_text list-policies-fcfs "$work/out" "fcfs"
+# Options, their ranges and defaults come from each policy's declaration (core/typed_options.h).
+expect_text list-policies-option-range "$work/out" "threshold     a finite number from 0 to 1000000; default 0.5"
+expect_text list-policies-option-auto "$work/out" "token_bits           an integer from 2 to 31, or auto; default auto"
+# docs/user-guide.md ("Policy options") shows this output verbatim.
+awk '/END gpumux list policies/ {f = 0} f && !/^```/ {print} /BEGIN gpumux list policies/ {f = 1}' \
+  "$src/docs/user-guide.md" >"$work/list-docs"
+cp "$work/out" "$work/list-out"
+check list-policies-in-user-guide 0 diff -u "$work/list-docs" "$work/list-out"
 check list-gpus 0 "$gpumux" list gpus
 expect_text list-gpus-k20c "$work/out" "kepler-k20c.yaml"
 check list-kernels 0 "$gpumux" list kernels
@@ -180,6 +188,13 @@ check preemption-bad 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --preempti
 expect_text preemption-bad-msg "$work/err" "--preemption must be context-switch or drain"
 check policy-opt-malformed 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy ppq --policy-opt access --out "$work/p"
 check policy-opt-unknown 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy fcfs --policy-opt access=shared --out "$work/p"
+expect_text policy-opt-unknown-msg "$work/err" "policy fcfs takes no options (got 'access')"
+check policy-opt-unknown-name 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy ppq --policy-opt acess=shared --out "$work/p"
+expect_text policy-opt-unknown-name-msg "$work/err" "policy ppq: unknown option 'acess' (known: access)"
+check policy-opt-out-of-range 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy dss --policy-opt token_bits=32 --out "$work/p"
+expect_text policy-opt-out-of-range-msg "$work/err" "policy dss: option token_bits must be an integer from 2 to 31, or auto, not '32'"
+check policy-opt-list-element 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy leaky-bucket --policy-opt shares=3:0 --out "$work/p"
+expect_text policy-opt-list-element-msg "$work/err" "option shares must be integers from 1 to 255 separated by ':', not '3:0'"
 # Detected only once the model is built (13 SMs need more than 2-bit tokens): still bad input.
 check policy-opt-too-small-for-gpu 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy dss \
   --policy-opt token_bits=2 --out "$work/p"
@@ -189,6 +204,9 @@ check run-ppq-drain 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/worklo
 check run-dss-cs 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads/demo-parboil-4proc.yaml" \
   --policy dss --out "$work/dss" --quiet
 check dss-preemptions-listed 0 python3 -c "import json; s=json.load(open('$work/dss/stats.json')); assert len(s['preemptions'])>0 and s['preemptions'][0]['mechanism']=='context-switch'"
+# Effective option values, defaults filled in.
+check ppq-policy-options 0 python3 -c "import json; s=json.load(open('$work/ppq/stats.json')); assert s['policy_options']=={'access': 'exclusive'}, s['policy_options']"
+check dss-policy-options 0 python3 -c "import json; s=json.load(open('$work/dss/stats.json')); assert s['policy_options']=={'token_bits': 'auto', 'preempt_done_starts': 'on'}, s['policy_options']"
 
 # Bad command-line input: exit 2, naming the option and its range, before any simulation.
 check seed-negative 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --seed -1 --out "$work/n"
