@@ -1,92 +1,18 @@
 #include "app/isolated_baselines.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "app/baseline_key.h"
 #include "top/simulation.h"
 
 namespace gpumux {
 namespace {
-
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
-/// Identifies the running binary (size and modification time): any rebuild invalidates the cache.
-std::string binary_identity() {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  struct stat st {};
-  if (ec || stat(exe.c_str(), &st) != 0) return "unknown";
-  return std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
-         std::to_string(st.st_mtim.tv_nsec);
-}
-
-nlohmann::json describe(const KernelDesc& k) {
-  return {k.name,
-          k.library,
-          k.thread_blocks,
-          k.threads_per_tb,
-          k.registers_per_tb,
-          k.shared_memory_per_tb,
-          k.tb_time.mean_ps,
-          k.tb_time.rsd_percent};
-}
-
-std::string cache_key(const GpuConfig& gpu, const Workload& w, std::uint64_t seed) {
-  nlohmann::json j;
-  j["binary"] = binary_identity();
-  j["gpu"] = {gpu.num_sms,
-              gpu.core_clock_mhz,
-              gpu.warp_size,
-              gpu.sm.registers,
-              gpu.sm.max_threads,
-              gpu.sm.max_thread_blocks,
-              gpu.sm.max_warps,
-              gpu.sm.shared_memory_configs,
-              gpu.sm.max_resident_kernels,
-              gpu.memory.bandwidth_gb_per_s,
-              gpu.memory.latency_ns,
-              gpu.pcie.clock_mhz,
-              gpu.pcie.lanes,
-              gpu.pcie.bits_per_lane_per_cycle,
-              gpu.pcie.burst_bytes,
-              gpu.pcie.latency_ns,
-              gpu.pcie.command_bytes,
-              gpu.frontend.command_queues,
-              gpu.frontend.queue_depth,
-              gpu.frontend.copy_engines,
-              gpu.active_kernels};
-  j["seed"] = seed;
-  j["tb_duration"] = static_cast<int>(w.tb_duration);
-  const ProcessSpec& p = w.processes.at(0);
-  j["process"] = {p.name, p.priority, p.tokens.value_or(-1), p.repeat};
-  nlohmann::json streams = nlohmann::json::array();
-  for (const auto& s : p.streams) {
-    nlohmann::json cmds = nlohmann::json::array();
-    for (const auto& c : s.commands) {
-      cmds.push_back({static_cast<int>(c.kind), c.cpu_ps, c.bytes, c.launches,
-                      c.kernel ? describe(*c.kernel) : nlohmann::json()});
-    }
-    streams.push_back(cmds);
-  }
-  j["streams"] = streams;
-  std::ostringstream name;
-  name << std::hex << fnv1a(j.dump());
-  return name.str();
-}
 
 std::string default_cache_dir() {
   if (const char* dir = std::getenv("GPUMUX_CACHE_DIR"); dir != nullptr && *dir != '\0') return dir;
@@ -121,7 +47,7 @@ std::vector<RunResult> isolated_baselines(const GpuConfig& gpu, const Workload& 
   for (std::size_t p = 0; p < workload.processes.size(); ++p) {
     Workload alone = isolated_workload(workload, p);
     if (cache) {
-      paths[p] = dir + "/isolated-" + cache_key(gpu, alone, options.seed) + ".json";
+      paths[p] = dir + "/isolated-" + baseline_cache_key(gpu, alone, options.seed) + ".json";
       std::ifstream in(paths[p]);
       if (in) {
         try {

@@ -1,5 +1,12 @@
 #include "config/gpu_loader.h"
 
+#include <algorithm>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
 #include "config/yaml_reader.h"
 
 namespace gpumux {
@@ -9,9 +16,30 @@ namespace {
 using config::YamlMap;
 using config::YamlNode;
 
+// The keys a GPU file may hold, one list per map. The loader reads against these lists (unknown keys are
+// errors) and gpu_config_keys() lists them, so a key added here is one the cache-key test covers.
+const std::vector<std::string_view> kSmKeys = {
+    "registers",           "max_threads", "max_thread_blocks", "max_warps", "shared_memory_configs_kb",
+    "max_resident_kernels"};
+const std::vector<std::string_view> kMemoryKeys = {"bandwidth_gb_per_s", "latency_ns"};
+const std::vector<std::string_view> kPcieKeys = {"clock_mhz",   "lanes",      "bits_per_lane_per_cycle",
+                                                 "burst_bytes", "latency_ns", "command_bytes"};
+const std::vector<std::string_view> kFrontendKeys = {"command_queues", "queue_depth", "copy_engines"};
+const std::vector<std::string_view> kContextSwitchKeys = {"bandwidth_share", "burst_bytes"};
+const std::vector<std::string_view> kTopKeys = {
+    "name",   "sms",  "core_clock_mhz", "warp_size",      "sm",
+    "memory", "pcie", "frontend",       "active_kernels", "context_switch"};
+
+/// The maps nested in a GPU file, by their key at the top level.
+const std::vector<std::pair<std::string_view, const std::vector<std::string_view>*>> kSections = {
+    {"sm", &kSmKeys},
+    {"memory", &kMemoryKeys},
+    {"pcie", &kPcieKeys},
+    {"frontend", &kFrontendKeys},
+    {"context_switch", &kContextSwitchKeys}};
+
 SmResources read_sm(const YamlNode& node, std::uint32_t warp_size) {
-  const YamlMap m(node, {"registers", "max_threads", "max_thread_blocks", "max_warps",
-                         "shared_memory_configs_kb", "max_resident_kernels"});
+  const YamlMap m(node, kSmKeys);
   SmResources sm;
   // Ranges (docs/config.md "Ranges") are generous bounds on real SMs (Kepler to Hopper: 64K registers,
   // 2048 threads, 32 blocks, 64 warps); beyond them a value is a typo, not a design point.
@@ -52,7 +80,7 @@ SmResources read_sm(const YamlNode& node, std::uint32_t warp_size) {
 }
 
 MemoryConfig read_memory(const YamlNode& node) {
-  const YamlMap m(node, {"bandwidth_gb_per_s", "latency_ns"});
+  const YamlMap m(node, kMemoryKeys);
   MemoryConfig mem;
   // 0.1 GB/s (slower than any GPU memory since the 1990s) to 100 TB/s (30x HBM3).
   mem.bandwidth_gb_per_s = m.required("bandwidth_gb_per_s").as_number_in(0.1, 1e5, "GB/s");
@@ -61,8 +89,7 @@ MemoryConfig read_memory(const YamlNode& node) {
 }
 
 PcieConfig read_pcie(const YamlNode& node) {
-  const YamlMap m(
-      node, {"clock_mhz", "lanes", "bits_per_lane_per_cycle", "burst_bytes", "latency_ns", "command_bytes"});
+  const YamlMap m(node, kPcieKeys);
   PcieConfig pcie;
   pcie.clock_mhz = m.required("clock_mhz").as_number_in(1, 1e5, "MHz");
   pcie.lanes = m.required_u32_in("lanes", 1, 64, "lanes");
@@ -77,7 +104,7 @@ ContextSwitchConfig read_context_switch(const YamlMap& parent) {
   ContextSwitchConfig cs;
   const auto node = parent.optional("context_switch");
   if (!node) return cs;
-  const YamlMap m(*node, {"bandwidth_share", "burst_bytes"});
+  const YamlMap m(*node, kContextSwitchKeys);
   const std::string share = m.optional_string("bandwidth_share", "per_sm");
   if (share == "per_sm") {
     cs.per_sm_share = true;
@@ -94,7 +121,7 @@ FrontendConfig read_frontend(const YamlMap& parent) {
   FrontendConfig fe;
   const auto node = parent.optional("frontend");
   if (!node) return fe;
-  const YamlMap m(*node, {"command_queues", "queue_depth", "copy_engines"});
+  const YamlMap m(*node, kFrontendKeys);
   fe.command_queues = m.optional_u32_in("command_queues", fe.command_queues, 1, 1024, "queues");
   fe.queue_depth = m.optional_u32_in("queue_depth", fe.queue_depth, 1, 1U << 20U, "commands");
   if (const auto engines = m.optional("copy_engines")) {
@@ -110,8 +137,7 @@ FrontendConfig read_frontend(const YamlMap& parent) {
 
 GpuConfig load_gpu_config(const std::string& path) {
   const YamlNode root = config::load_yaml_file(path);
-  const YamlMap m(root, {"name", "sms", "core_clock_mhz", "warp_size", "sm", "memory", "pcie", "frontend",
-                         "active_kernels", "context_switch"});
+  const YamlMap m(root, kTopKeys);
   GpuConfig gpu;
   gpu.source_file = path;
   gpu.name = m.required("name").as_name();
@@ -126,6 +152,57 @@ GpuConfig load_gpu_config(const std::string& path) {
   // The active queue / KSRT has N_SM entries in the hardware (Tanasic 3.3) unless the file says otherwise.
   gpu.active_kernels = m.optional_u32_in("active_kernels", gpu.num_sms, 1, 4096, "kernels");
   return gpu;
+}
+
+std::vector<std::string> gpu_config_keys() {
+  std::vector<std::string> keys;
+  for (const std::string_view key : kTopKeys) {
+    const auto section = std::find_if(kSections.begin(), kSections.end(),
+                                      [&](const auto& entry) { return entry.first == key; });
+    if (section == kSections.end()) {
+      keys.emplace_back(key);
+      continue;
+    }
+    for (const std::string_view sub : *section->second) {
+      keys.push_back(std::string(key) + "." + std::string(sub));
+    }
+  }
+  return keys;
+}
+
+nlohmann::json gpu_config_document(const GpuConfig& gpu) {
+  nlohmann::json carve_outs_kb = nlohmann::json::array();
+  for (const std::uint32_t bytes : gpu.sm.shared_memory_configs) carve_outs_kb.push_back(bytes / 1024U);
+  return {
+      {"name", gpu.name},
+      {"sms", gpu.num_sms},
+      {"core_clock_mhz", gpu.core_clock_mhz},
+      {"warp_size", gpu.warp_size},
+      {"sm",
+       {{"registers", gpu.sm.registers},
+        {"max_threads", gpu.sm.max_threads},
+        {"max_thread_blocks", gpu.sm.max_thread_blocks},
+        {"max_warps", gpu.sm.max_warps},
+        {"shared_memory_configs_kb", carve_outs_kb},
+        {"max_resident_kernels", gpu.sm.max_resident_kernels}}},
+      {"memory",
+       {{"bandwidth_gb_per_s", gpu.memory.bandwidth_gb_per_s}, {"latency_ns", gpu.memory.latency_ns}}},
+      {"pcie",
+       {{"clock_mhz", gpu.pcie.clock_mhz},
+        {"lanes", gpu.pcie.lanes},
+        {"bits_per_lane_per_cycle", gpu.pcie.bits_per_lane_per_cycle},
+        {"burst_bytes", gpu.pcie.burst_bytes},
+        {"latency_ns", gpu.pcie.latency_ns},
+        {"command_bytes", gpu.pcie.command_bytes}}},
+      {"frontend",
+       {{"command_queues", gpu.frontend.command_queues},
+        {"queue_depth", gpu.frontend.queue_depth},
+        {"copy_engines", gpu.frontend.copy_engines}}},
+      {"active_kernels", gpu.active_kernels},
+      {"context_switch",
+       {{"bandwidth_share", gpu.context_switch.per_sm_share ? "per_sm" : "full"},
+        {"burst_bytes", gpu.context_switch.burst_bytes}}},
+  };
 }
 
 }  // namespace gpumux

@@ -4,11 +4,24 @@
 // and key.
 
 #include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "core/gpu_config.h"
 
 namespace gpumux {
 
 [[nodiscard]] GpuConfig load_gpu_config(const std::string& path);
+
+/// Every key a GPU file may hold, nested keys as dotted paths ("sm.registers"), from the lists the
+/// loader reads against: a new key of the file format appears here without further work.
+[[nodiscard]] std::vector<std::string> gpu_config_keys();
+
+/// The effective configuration in the file's own terms: every key of gpu_config_keys() (and no other),
+/// defaults filled in, values in the file's units. Identical GPUs give identical documents whatever
+/// their files omitted or how they spelled numbers; the isolated-baseline cache key hashes it
+/// (tb/unit/baseline_cache_key_test.cpp checks both properties for every key).
+[[nodiscard]] nlohmann::json gpu_config_document(const GpuConfig& gpu);
 
 }  // namespace gpumux

@@ -3,6 +3,10 @@
 #include <cmath>
 #include <filesystem>
 #include <sstream>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "config/limits.h"
 #include "config/yaml_reader.h"
@@ -19,8 +23,18 @@ using config::YamlNode;
 
 constexpr std::size_t kMaxKernels = 10'000;
 
+// The keys a kernel library may hold, one list per map. The loader reads against these lists and
+// kernel_library_keys() lists them, so a key added here is one the cache-key test covers.
+const std::vector<std::string_view> kLibraryKeys = {"name", "kernels"};
+const std::vector<std::string_view> kKernelKeys = {
+    "name",           "benchmark",        "class1",
+    "class2",         "launches",         "thread_blocks",
+    "threads_per_tb", "registers_per_tb", "shared_memory_per_tb",
+    "tb_time",        "reference"};
+const std::vector<std::string_view> kTbTimeKeys = {"mean_ns", "mean_us", "mean_cycles", "rsd_percent"};
+
 TbTimeProfile read_tb_time(const YamlNode& node, const GpuConfig& gpu) {
-  const YamlMap m(node, {"mean_ns", "mean_us", "mean_cycles", "rsd_percent"});
+  const YamlMap m(node, kTbTimeKeys);
   TbTimeProfile profile;
   int means = 0;
   for (const char* unit : {"mean_ns", "mean_us", "mean_cycles"}) {
@@ -46,9 +60,7 @@ TbTimeProfile read_tb_time(const YamlNode& node, const GpuConfig& gpu) {
 std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::string& library,
                                               const GpuConfig& gpu,
                                               const std::vector<std::shared_ptr<const KernelDesc>>& earlier) {
-  const YamlMap m(node,
-                  {"name", "benchmark", "class1", "class2", "launches", "thread_blocks", "threads_per_tb",
-                   "registers_per_tb", "shared_memory_per_tb", "tb_time", "reference"});
+  const YamlMap m(node, kKernelKeys);
   auto k = std::make_shared<KernelDesc>();
   const YamlNode name = m.required("name");
   k->name = name.as_name();
@@ -83,7 +95,7 @@ std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::s
 std::vector<std::shared_ptr<const KernelDesc>> load_kernel_library(const std::string& path,
                                                                    const GpuConfig& gpu) {
   const YamlNode root = config::load_yaml_file(path);
-  const YamlMap m(root, {"name", "kernels"});
+  const YamlMap m(root, kLibraryKeys);
   const auto name = m.optional("name");
   const std::string library = name ? name->as_name() : std::filesystem::path(path).stem().string();
   std::vector<std::shared_ptr<const KernelDesc>> kernels;
@@ -97,6 +109,40 @@ std::vector<std::shared_ptr<const KernelDesc>> load_kernel_library(const std::st
     kernels.push_back(read_kernel(item, library, gpu, kernels));
   }
   return kernels;
+}
+
+std::vector<std::string> kernel_library_keys() {
+  std::vector<std::string> keys;
+  for (const std::string_view key : kLibraryKeys) {
+    if (key != "kernels") {
+      keys.emplace_back(key);
+      continue;
+    }
+    for (const std::string_view kernel_key : kKernelKeys) {
+      const std::string path = "kernels." + std::string(kernel_key);
+      if (kernel_key != "tb_time") {
+        keys.push_back(path);
+        continue;
+      }
+      for (const std::string_view time_key : kTbTimeKeys) keys.push_back(path + "." + std::string(time_key));
+    }
+  }
+  return keys;
+}
+
+nlohmann::json kernel_document(const KernelDesc& kernel) {
+  return {{"library", kernel.library},
+          {"name", kernel.name},
+          {"benchmark", kernel.benchmark},
+          {"class1", kernel.class1},
+          {"class2", kernel.class2},
+          {"launches", kernel.launches},
+          {"thread_blocks", kernel.thread_blocks},
+          {"threads_per_tb", kernel.threads_per_tb},
+          {"registers_per_tb", kernel.registers_per_tb},
+          {"shared_memory_per_tb", kernel.shared_memory_per_tb},
+          {"tb_time", {{"mean_ps", kernel.tb_time.mean_ps}, {"rsd_percent", kernel.tb_time.rsd_percent}}},
+          {"reference", kernel.reference}};
 }
 
 }  // namespace gpumux

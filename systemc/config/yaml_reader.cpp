@@ -271,7 +271,7 @@ YamlMap::YamlMap(const YamlNode& node) : node_(node) {
 
 YamlMap YamlMap::any_keys(const YamlNode& node) { return YamlMap(node); }
 
-YamlMap::YamlMap(const YamlNode& node, std::initializer_list<std::string_view> allowed) : YamlMap(node) {
+YamlMap::YamlMap(const YamlNode& node, const std::vector<std::string_view>& allowed) : YamlMap(node) {
   for (std::size_t i = 0; i < entries_.size(); ++i) {
     const std::string& name = entries_[i].first;
     if (std::find(allowed.begin(), allowed.end(), name) != allowed.end()) continue;

@@ -9,7 +9,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
-#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,7 +85,7 @@ class YamlNode {
 /// at construction, at the offending key, together with the keys that are allowed.
 class YamlMap {
  public:
-  YamlMap(const YamlNode& node, std::initializer_list<std::string_view> allowed);
+  YamlMap(const YamlNode& node, const std::vector<std::string_view>& allowed);
   /// A map whose keys are free-form (e.g. `reference:`); only duplicates are rejected.
   static YamlMap any_keys(const YamlNode& node);
 
