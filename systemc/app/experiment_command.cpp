@@ -12,8 +12,13 @@
 
 #include <boost/program_options.hpp>
 
+#include "app/analysis/registry.h"
 #include "app/commands.h"
-#include "app/experiment.h"
+#include "app/experiment/check.h"
+#include "app/experiment/plan.h"
+#include "app/experiment/report_json.h"
+#include "app/experiment/report_markdown.h"
+#include "app/experiment/run.h"
 #include "core/error.h"
 #include "top/simulation.h"
 

@@ -176,11 +176,21 @@ ExperimentConfig load_experiment(const std::string& path) {
                        base);
   } else if (workloads.is_list()) {
     for (const YamlNode& entry : workloads.as_list()) {
-      c.workload_files.emplace_back(resolve_file(entry, base, "workload"), entry.where());
+      WorkloadEntry w;
+      w.where = entry.where();
+      if (entry.is_map()) {
+        const YamlMap e(entry, {"file", "group"});
+        w.file = resolve_file(e.required("file"), base, "workload");
+        if (const auto group = e.optional("group")) w.group = group->as_name();
+      } else {
+        w.file = resolve_file(entry, base, "workload");
+      }
+      c.workload_files.push_back(std::move(w));
     }
   } else {
     workloads.fail(
-        "expected a list of workload files or a generator map {generate: tanasic-mixes, ...}, got " +
+        "expected a list of workload files (or {file, group} maps) or a generator map {generate: "
+        "tanasic-mixes, ...}, got " +
         workloads.describe());
   }
 
@@ -250,9 +260,10 @@ ExpandedExperiment expand_experiment(const ExperimentConfig& config) {
       e.workloads.push_back(std::move(w));
     }
   } else {
-    for (const auto& [file, where] : config.workload_files) {
+    for (const WorkloadEntry& entry : config.workload_files) {
       ExperimentWorkload w;
-      w.workload = load_grid_workload(file, config, e.gpu);
+      w.workload = load_grid_workload(entry.file, config, e.gpu);
+      w.group = entry.group;
       e.workloads.push_back(std::move(w));
     }
   }

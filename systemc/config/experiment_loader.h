@@ -49,6 +49,13 @@ struct MixGeneratorConfig {
   HighPriority high_priority = HighPriority::kNone;
 };
 
+/// One entry of a `workloads:` list: a file, or a map {file, group}.
+struct WorkloadEntry {
+  std::string file;  ///< resolved
+  SourceLocation where;
+  std::string group;  ///< `group:` (e.g. Pai Table 6's arrival offset "25pct"); empty when not given
+};
+
 /// One `paper:` entry: a row name and the paper's figure (nullopt: explicitly none).
 struct PaperEntry {
   std::string row;
@@ -64,7 +71,7 @@ struct ExperimentConfig {
   std::string gpu_path;     ///< resolved
   std::string analysis;
   SourceLocation analysis_where;
-  std::vector<std::pair<std::string, SourceLocation>> workload_files;  ///< resolved, with their entries
+  std::vector<WorkloadEntry> workload_files;
   std::optional<MixGeneratorConfig> generator;
   std::vector<ExperimentRun> runs;  ///< runs[0] is the baseline the analyses compare against
   std::vector<std::uint64_t> seeds;
@@ -86,6 +93,7 @@ struct ExperimentWorkload {
   /// What the other runs simulate when it differs (generated mixes with `high_priority: first`).
   std::optional<Workload> prioritized;
   std::vector<std::string> applications;  ///< generated mixes: the application of each process
+  std::string group;  ///< the `group:` of its entry in `workloads:`; empty when none (and for mixes)
 };
 
 /// One simulation of the grid.

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "app/experiment.h"
+#include "app/experiment/check.h"
 #include "config/experiment_loader.h"
 #include "fuzz/fuzz_support.h"
 

@@ -15,8 +15,10 @@
 #include <set>
 #include <string>
 
-#include "app/experiment.h"
-#include "app/experiment_analysis.h"
+#include "app/analysis/registry.h"
+#include "app/experiment/check.h"
+#include "app/experiment/report_json.h"
+#include "app/experiment/report_markdown.h"
 #include "common/test_support.h"
 #include "config/experiment_loader.h"
 #include "config/gpu_loader.h"

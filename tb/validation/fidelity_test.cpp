@@ -1,7 +1,7 @@
 // Fidelity as tests: the orderings of the papers' tables that docs/validation.md says the model
 // reproduces, asserted on small, fast versions of the shipped experiments (configs/experiments/*.yaml,
 // loaded and then cut down: fewer policies, process counts or mixes), run through the same
-// experiment code and analyses as `gpumux experiment` (app/experiment.h). Every assertion names the
+// experiment code and analyses as `gpumux experiment` (app/experiment/run.h). Every assertion names the
 // paper's table or figure and the margin it requires; orderings docs/validation.md lists as not
 // reproduced are named in a comment and deliberately not asserted. The staircase (Pai Eq. 1, Table 3)
 // is asserted by Validation.ErcbenchIsolatedRuntimesMatchPaiTable3 (staircase_test.cpp).
@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "app/experiment.h"
+#include "app/analysis/registry.h"
+#include "app/experiment/check.h"
+#include "app/experiment/run.h"
 #include "config/experiment_loader.h"
 
 namespace gpumux {

@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "app/experiment_analysis.h"
+#include "app/experiment/results.h"
 #include "app/isolated_baselines.h"
 #include "config/gpu_loader.h"
 #include "config/workload_loader.h"

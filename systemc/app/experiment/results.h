@@ -1,10 +1,9 @@
 #pragma once
-// Analyses of an experiment grid: plain functions from the per-simulation outcomes to the rows of the
-// report (name, model value, paper value, unit). Registered by name; an experiment file names one
-// (`analysis:`). Every analysis lists the same rows whether or not the grid has been simulated (values
-// are null where there is no data), so the `paper:` keys of a file are checked before any simulation.
+// What an experiment grid produced: the metrics of every simulation (RunOutcome, per process
+// ProcessOutcome) and the rows of its report (ReportRow). Written by experiment/run.h, read by the
+// analyses (app/analysis/) and the report writers (experiment/report_*.h).
 
-#include <functional>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +44,7 @@ struct ExperimentResults {
   [[nodiscard]] const RunOutcome* outcome(std::size_t workload, std::size_t run, std::size_t seed) const;
 };
 
+/// One row of a report: an analysis's figure beside the paper's.
 struct ReportRow {
   std::string name;  ///< "label/group/metric" or "label/metric"
   std::optional<double> model;
@@ -52,17 +52,10 @@ struct ReportRow {
   std::string unit;
 };
 
-struct AnalysisInfo {
-  std::string name;
-  std::string summary;  ///< one line, with the paper section it reproduces
-  std::string method;   ///< how each row is computed (printed in report.md)
-  std::function<std::vector<ReportRow>(const ExperimentResults&)> analyze;
-};
-
-[[nodiscard]] const std::vector<AnalysisInfo>& analysis_registry();
-[[nodiscard]] const AnalysisInfo* find_analysis(const std::string& name);
-
 /// Class label of a process: the `class1` or `class2` of its first kernel (empty when it has none).
 [[nodiscard]] std::string process_class(const ProcessSpec& process, bool class1);
+
+/// "context-switch" or "drain", as experiment files and reports write it.
+[[nodiscard]] const char* mechanism_name(PreemptionMechanism mechanism);
 
 }  // namespace gpumux

@@ -1,0 +1,29 @@
+#pragma once
+// An analysis of an experiment grid: a plain function from the per-simulation outcomes to the rows of
+// the report (name, model value, paper value, unit), with a name, a one-line summary and the method
+// report.md prints. Every analysis lists the same rows whether or not the grid has been simulated
+// (values are null where there is no data), so the `paper:` keys of a file are checked before any
+// simulation. One file per paper defines each; registry.cpp lists them by name.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "app/experiment/results.h"
+
+namespace gpumux {
+
+struct AnalysisInfo {
+  std::string name;
+  std::string summary;  ///< one line, with the paper section it reproduces
+  std::string method;   ///< how each row is computed (printed in report.md)
+  std::function<std::vector<ReportRow>(const ExperimentResults&)> analyze;
+};
+
+// The analyses, one per file (registry.cpp lists them).
+[[nodiscard]] AnalysisInfo summary_analysis();           ///< summary.cpp
+[[nodiscard]] AnalysisInfo tanasic_dss_analysis();       ///< tanasic_dss.cpp (Tanasic 4.4, Fig. 7)
+[[nodiscard]] AnalysisInfo tanasic_priority_analysis();  ///< tanasic_priority.cpp (Tanasic 4.2-4.3)
+[[nodiscard]] AnalysisInfo pai_table_analysis();         ///< pai_table.cpp (Pai Tables 5-6)
+
+}  // namespace gpumux

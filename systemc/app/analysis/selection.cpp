@@ -1,0 +1,55 @@
+#include "app/analysis/selection.h"
+
+#include <cctype>
+#include <set>
+
+namespace gpumux {
+
+RunRole role_of(std::size_t run) { return run == 0 ? RunRole::kBaseline : RunRole::kUnderTest; }
+
+std::vector<std::size_t> select_runs(const ExperimentConfig& config, const RunSelector& selector) {
+  std::vector<std::size_t> runs;
+  for (std::size_t run = 0; run < config.runs.size(); ++run) {
+    if (selector.role != RunRole::kAny && role_of(run) != selector.role) continue;
+    if (!selector.policy.empty() && config.runs[run].policy != selector.policy) continue;
+    runs.push_back(run);
+  }
+  return runs;
+}
+
+std::optional<std::size_t> select_run(const ExperimentConfig& config, const RunSelector& selector) {
+  const std::vector<std::size_t> runs = select_runs(config, selector);
+  if (runs.empty()) return std::nullopt;
+  return runs.front();
+}
+
+std::vector<std::size_t> process_counts(const ExpandedExperiment& grid) {
+  std::set<std::size_t> counts;
+  for (const ExperimentWorkload& w : grid.workloads) counts.insert(w.workload.processes.size());
+  return {counts.begin(), counts.end()};
+}
+
+std::string process_count_group(std::size_t processes) { return std::to_string(processes) + "proc"; }
+
+std::vector<std::string> class_labels(const ExpandedExperiment& grid, bool class1) {
+  std::set<std::string> found;
+  for (const ExperimentWorkload& w : grid.workloads) {
+    for (const ProcessSpec& p : w.workload.processes) {
+      const std::string c = process_class(p, class1);
+      if (!c.empty()) found.insert(c);
+    }
+  }
+  std::vector<std::string> ordered;
+  for (const char* known : {"SHORT", "MEDIUM", "LONG"}) {
+    if (found.erase(known) > 0) ordered.emplace_back(known);
+  }
+  ordered.insert(ordered.end(), found.begin(), found.end());
+  return ordered;
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace gpumux

@@ -1,0 +1,164 @@
+#include "app/experiment/run.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "app/experiment/plan.h"
+#include "app/isolated_baselines.h"
+#include "core/progress_line.h"
+#include "metrics/multiprogram_metrics.h"
+
+namespace gpumux {
+
+namespace {
+
+/// "what: done/total simulations, elapsed, estimate of what is left" (by the cost estimates of plan.h).
+class GridProgress {
+ public:
+  GridProgress(bool enabled, std::string what, std::size_t total, double total_cost)
+      : line_(enabled), what_(std::move(what)), total_(total), total_cost_(total_cost) {}
+  void update(std::size_t done, double done_cost) {
+    if (!line_.enabled()) return;
+    const double elapsed = line_.elapsed_s();
+    char text[256];
+    int n = std::snprintf(text, sizeof text, "%s: %zu/%zu simulations, %.0f s", what_.c_str(), done, total_,
+                          elapsed);
+    if (done_cost > 0 && done < total_ && n > 0 && n < int(sizeof text)) {
+      std::snprintf(text + n, sizeof text - std::size_t(n), ", ~%.0f s left",
+                    elapsed * (total_cost_ - done_cost) / done_cost);
+    }
+    line_.show(text);
+  }
+
+ private:
+  ProgressLine line_;
+  std::string what_;
+  std::size_t total_;
+  double total_cost_;
+};
+
+RunOutcome make_outcome(const Workload& w, const RunResult& result, const std::vector<double>& isolated_ps) {
+  RunOutcome o;
+  o.simulated_ns = ns_from_ps(result.end_ps);
+  o.preemptions = result.preemptions.size();
+  std::vector<ProcessTimes> times;
+  bool complete = true;
+  for (std::size_t p = 0; p < w.processes.size(); ++p) {
+    ProcessOutcome po;
+    po.name = w.processes[p].name;
+    po.class1 = process_class(w.processes[p], true);
+    po.class2 = process_class(w.processes[p], false);
+    po.priority = w.processes[p].priority;
+    po.isolated_ps = isolated_ps[p];
+    po.turnaround_ps = mean_turnaround_ps(result.processes.at(p));
+    po.runs = result.processes[p].runs.size();
+    if (!(po.turnaround_ps > 0) || !(po.isolated_ps > 0)) complete = false;
+    times.push_back({po.isolated_ps, po.turnaround_ps});
+    o.processes.push_back(std::move(po));
+  }
+  if (complete) {
+    const MultiprogramMetrics m = compute_metrics(times);
+    o.valid = true;
+    o.stp = m.stp;
+    o.antt = m.antt;
+    o.fairness = m.fairness;
+    for (std::size_t p = 0; p < o.processes.size(); ++p) o.processes[p].ntt = m.ntt[p];
+  }
+  return o;
+}
+
+}  // namespace
+
+ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedExperiment& grid,
+                                 const ExperimentOptions& options) {
+  // 1. Isolated baselines: each distinct process alone (fcfs), once per seed; cached on disk.
+  const IsolatedPlan plan = plan_isolated(grid);
+  std::vector<std::vector<std::vector<RunResult>>> isolated(config.seeds.size());  // [seed][group][process]
+  {
+    std::size_t total = 0;
+    for (const Workload& g : plan.groups) total += g.processes.size() * config.seeds.size();
+    GridProgress progress(options.progress, "isolated baselines", total, double(total));
+    std::size_t done = 0;
+    progress.update(0, 0);
+    for (std::size_t s = 0; s < config.seeds.size(); ++s) {
+      for (const Workload& group : plan.groups) {
+        IsolatedOptions iso;
+        iso.seed = config.seeds[s];
+        iso.jobs = options.jobs;
+        iso.use_cache = options.use_cache;
+        iso.cache_dir = options.cache_dir;
+        iso.wall_timeout_s = options.wall_timeout_s;
+        isolated[s].push_back(isolated_baselines(grid.gpu, group, iso));
+        done += group.processes.size();
+        progress.update(done, double(done));
+      }
+    }
+  }
+  auto isolated_of = [&](const Workload& w, std::size_t seed) {
+    std::vector<double> times;
+    for (const ProcessSpec& p : w.processes) {
+      const auto [g, index] = plan.baseline_of(w, p);
+      times.push_back(mean_turnaround_ps(isolated[seed][g][index].processes.at(0)));
+    }
+    return times;
+  };
+
+  // 2. The multiprogrammed runs, most expensive first (fewer idle cores at the end).
+  const std::size_t n = grid.points.size();
+  std::vector<SimulationSpec> specs(n);
+  std::vector<double> cost(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    specs[i] = simulation_spec(config, grid, grid.points[i], options.wall_timeout_s);
+    cost[i] = estimated_cost(specs[i].workload, isolated_of(specs[i].workload, grid.points[i].seed));
+  }
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+
+  std::vector<RunResult> results(n);
+  const double total_cost = std::accumulate(cost.begin(), cost.end(), 0.0);
+  GridProgress progress(options.progress, config.name, n, total_cost);
+  progress.update(0, 0);
+  // Without a progress line, one batch (simulate_all balances the load itself); with one, batches of
+  // twice the job count, so the line advances as simulations finish.
+  const std::size_t batch = options.progress ? std::max<std::size_t>(std::size_t{2} * options.jobs, 1)
+                                             : std::max<std::size_t>(n, 1);
+  double done_cost = 0;
+  for (std::size_t first = 0; first < n; first += batch) {
+    const std::size_t last = std::min(n, first + batch);
+    std::vector<SimulationSpec> chunk;
+    for (std::size_t k = first; k < last; ++k) chunk.push_back(specs[order[k]]);
+    std::vector<RunResult> out;
+    try {
+      out = simulate_all(chunk, options.jobs);
+    } catch (const SimulationFailed& e) {
+      std::string which;
+      for (std::size_t k = first; k < last; ++k) {
+        const GridPoint& p = grid.points[order[k]];
+        which += "\n  " + grid.workloads[p.workload].workload.name + " / " + config.runs[p.run].label +
+                 " / seed " + std::to_string(config.seeds[p.seed]);
+      }
+      throw SimulationFailed(std::string(e.what()) + "\n(in one of the simulations:" + which + ")");
+    }
+    for (std::size_t k = first; k < last; ++k) {
+      results[order[k]] = std::move(out[k - first]);
+      done_cost += cost[order[k]];
+    }
+    progress.update(last, done_cost);
+  }
+
+  // 3. Metrics of every run.
+  ExperimentResults r;
+  r.config = &config;
+  r.grid = &grid;
+  r.outcomes.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Workload& w = grid.workload_of(grid.points[i]);
+    r.outcomes[i] = make_outcome(w, results[i], isolated_of(w, grid.points[i].seed));
+  }
+  return r;
+}
+
+}  // namespace gpumux
