@@ -32,6 +32,7 @@ nlohmann::json stats_json(const RunReport& report) {
   const GpuConfig& gpu = *report.gpu;
   json j;
   j["gpumux_version"] = GPUMUX_VERSION;
+  j["schema_version"] = kStatsSchemaVersion;
   j["gpu"] = gpu.name;
   j["workload"] = report.workload->name;
   j["policy"] = r.policy;

@@ -30,6 +30,10 @@ struct RunReport {
 [[nodiscard]] RunReport make_report(const GpuConfig& gpu, const Workload& workload,
                                     const RunResult& multiprogram, const std::vector<RunResult>& isolated);
 
+/// Version of the stats.json layout (docs/user-guide.md, "stats.json"). Raise it when a key is
+/// removed, renamed or changes meaning; adding a key keeps it (readers ignore keys they do not know).
+inline constexpr int kStatsSchemaVersion = 1;
+
 [[nodiscard]] nlohmann::json stats_json(const RunReport& report);
 void print_summary(std::ostream& out, const RunReport& report);
 
