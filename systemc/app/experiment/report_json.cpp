@@ -3,6 +3,8 @@
 #include <cmath>
 #include <optional>
 
+#include "policy/registry.h"
+
 namespace gpumux {
 
 namespace {
@@ -30,7 +32,8 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
     runs_spec.push_back({{"label", run.label},
                          {"policy", run.policy},
                          {"preemption", mechanism_name(run.preemption)},
-                         {"options", run.options}});
+                         {"options", run.options},
+                         {"policy_options", effective_policy_options(run.policy, run.options)}});
   }
   j["grid"] = {{"workloads", g.workloads.size()},
                {"runs", runs_spec},
