@@ -56,7 +56,8 @@ int list_command(const std::vector<std::string>& args) {
       std::printf("%-16s %s\n", p.name.c_str(), p.summary.c_str());
       std::fputs(describe_options(p.options, std::string(17, ' ')).c_str(), stdout);
     }
-    std::printf("\noptions: --policy-opt NAME=VALUE (gpumux run), options: {NAME: VALUE} (experiment runs)\n");
+    std::printf(
+        "\noptions: --policy-opt NAME=VALUE (gpumux run), options: {NAME: VALUE} (experiment runs)\n");
     return kExitOk;
   }
   if (what == "gpus") {
