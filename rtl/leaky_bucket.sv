@@ -19,6 +19,17 @@
 //    "compensate the leaky-bucket filling rate") does not lose the bucket's fill.
 //  - Shares: rate_k = share_k and capacity = sum of shares gives kernel k exactly share_k / sum of all
 //    grants, one grant per cycle after start-up, in integer arithmetic.
+//
+// Tables: the buckets are an array of entries (bucket_entry_t: active, capacity, rate, level), the
+// per-bucket fill of the cycle an array of fill_t and the grant's tournament tree an array of node_t;
+// each entry is read and written whole through its packed struct, no field is sliced out of a bus by
+// hand except at the read ports. Written for what yosys 0.23 (synthesis and formal) reads correctly,
+// as rtl/dss_token_policy.sv: it silently drops the outer dimension of an array of structs and
+// misreads `table[i].field`, so a table is an unpacked array of entry-wide words (mem2reg) and an
+// entry is copied into a struct variable before its fields are used; it takes no struct variables in
+// generate loops, so the per-entry logic is in always_comb loops (every index a constant after
+// unrolling: no run-time multiplexers); it has no multi-dimensional packed ports, so the read ports
+// stay one flat bus per field (entry k at bits [k*LevelW +: LevelW]).
 
 module leaky_bucket #(
   /// Buckets: kernels interleaved at once. Area grows linearly with it; the grant's logic depth
@@ -62,30 +73,70 @@ module leaky_bucket #(
 
   localparam logic [LevelW-1:0] LevelMax = '1;
 
-  logic [NumKernels-1:0]        active_q, active_d;
-  logic [NumKernels*LevelW-1:0] capacity_q, capacity_d;
-  logic [NumKernels*LevelW-1:0] rate_q, rate_d;
-  logic [NumKernels*LevelW-1:0] level_q, level_d;
+  ////////////
+  // Tables //
+  ////////////
+
+  // Bucket entry: the state of one kernel's bucket.
+  typedef struct packed {
+    logic              active;    // takes part in the interleaving
+    logic [LevelW-1:0] capacity;  // emptied by this much on a grant
+    logic [LevelW-1:0] rate;      // fill per cycle
+    logic [LevelW-1:0] level;
+  } bucket_entry_t;
+
+  // Fill entry: what one bucket does in this cycle.
+  typedef struct packed {
+    logic              fills;   // active, advance_i, not configured in this cycle
+    logic              full;    // fills and reached its capacity: competes for the grant
+    logic [LevelW-1:0] filled;  // level + rate, saturating
+    logic [LevelW-1:0] excess;  // filled - capacity: the level after a grant
+  } fill_t;
+
+  // Node of the grant's tournament tree.
+  typedef struct packed {
+    logic               valid;   // a full bucket below
+    logic [KernelW-1:0] kernel;  // the winner below
+    logic [LevelW-1:0]  excess;  // its excess
+  } node_t;
+
+  // Entry widths ($bits of the structs, which yosys 0.23 cannot evaluate; Verilator's WIDTH lint
+  // checks every assignment between the two).
+  localparam int unsigned BucketEntryW = 3 * LevelW + 1;
+  localparam int unsigned FillW        = 2 * LevelW + 2;
+  localparam int unsigned NodeW        = KernelW + LevelW + 1;
+
+  (* mem2reg *) logic [BucketEntryW-1:0] bucket_q [NumKernels];
+  (* mem2reg *) logic [BucketEntryW-1:0] bucket_d [NumKernels];
 
   ///////////////////////////
   // Fill and full buckets //
   ///////////////////////////
 
-  logic [NumKernels-1:0]        cfg_here;  // configured in this cycle: no fill, no grant
-  logic [NumKernels-1:0]        fills;
-  logic [NumKernels-1:0]        full;
-  logic [NumKernels*LevelW-1:0] filled;
-  logic [NumKernels*LevelW-1:0] excess;
+  logic [NumKernels-1:0] cfg_here;  // configured in this cycle: no fill, no grant
+  logic [NumKernels-1:0] full;      // fill_t.full of every bucket (the assertion reads it)
+  (* mem2reg *) logic [FillW-1:0] fill [NumKernels];
 
-  for (genvar k = 0; k < NumKernels; k++) begin : g_bucket
-    logic [LevelW:0] sum;
-    assign cfg_here[k] = cfg_valid_i && cfg_kernel_i == KernelW'(k);
-    assign fills[k]    = advance_i && active_q[k] && !cfg_here[k];
-    assign sum         = {1'b0, level_q[k*LevelW +: LevelW]} + {1'b0, rate_q[k*LevelW +: LevelW]};
-    // Saturating fill.
-    assign filled[k*LevelW +: LevelW] = sum[LevelW] ? LevelMax : sum[LevelW-1:0];
-    assign full[k]   = fills[k] && filled[k*LevelW +: LevelW] >= capacity_q[k*LevelW +: LevelW];
-    assign excess[k*LevelW +: LevelW] = filled[k*LevelW +: LevelW] - capacity_q[k*LevelW +: LevelW];
+  bucket_entry_t   fill_bucket;
+  fill_t           fill_entry;
+  logic [LevelW:0] fill_sum;
+
+  always_comb begin
+    fill_bucket = '0;
+    fill_entry  = '0;
+    fill_sum    = '0;
+    for (int unsigned k = 0; k < NumKernels; k++) begin
+      fill_bucket       = bucket_q[k];
+      cfg_here[k]       = cfg_valid_i && cfg_kernel_i == KernelW'(k);
+      fill_sum          = {1'b0, fill_bucket.level} + {1'b0, fill_bucket.rate};
+      fill_entry.fills  = advance_i && fill_bucket.active && !cfg_here[k];
+      // Saturating fill.
+      fill_entry.filled = fill_sum[LevelW] ? LevelMax : fill_sum[LevelW-1:0];
+      fill_entry.full   = fill_entry.fills && fill_entry.filled >= fill_bucket.capacity;
+      fill_entry.excess = fill_entry.filled - fill_bucket.capacity;
+      full[k]           = fill_entry.full;
+      fill[k]           = fill_entry;
+    end
   end
 
   ///////////
@@ -98,92 +149,121 @@ module leaky_bucket #(
   localparam int unsigned Leaves = 1 << KernelW;
   localparam int unsigned Nodes  = 2 * Leaves - 1;
 
-  // split_var: each node is its own variable for Verilator (the vectors only look circular).
-  logic [Nodes-1:0]         node_valid /* verilator split_var */;
-  logic [Nodes*KernelW-1:0] node_kernel /* verilator split_var */;
-  logic [Nodes*LevelW-1:0]  node_excess /* verilator split_var */;
+  (* mem2reg *) logic [NodeW-1:0] node [Nodes];
 
-  for (genvar l = 0; l < Leaves; l++) begin : g_leaf
-    localparam int unsigned N = Leaves - 1 + l;
-    if (l < NumKernels) begin : g_bucket_leaf
-      assign node_valid[N]                       = full[l];
-      assign node_excess[N*LevelW +: LevelW]     = excess[l*LevelW +: LevelW];
-    end else begin : g_pad_leaf
-      assign node_valid[N]                       = 1'b0;
-      assign node_excess[N*LevelW +: LevelW]     = '0;
+  // Lint waiver (UNUSEDSIGNAL): a fill entry is read whole and only some of its fields are used.
+  /* verilator lint_off UNUSEDSIGNAL */
+  fill_t leaf_fill;
+  /* verilator lint_on UNUSEDSIGNAL */
+  node_t leaf, left, right, parent;
+  logic  take_right;
+
+  always_comb begin
+    leaf_fill  = '0;
+    leaf       = '0;
+    left       = '0;
+    right      = '0;
+    parent     = '0;
+    take_right = 1'b0;
+    for (int unsigned l = 0; l < NumKernels; l++) begin
+      leaf_fill          = fill[l];
+      leaf.valid         = leaf_fill.full;
+      leaf.kernel        = KernelW'(l);
+      leaf.excess        = leaf_fill.excess;
+      node[Leaves-1+l] = leaf;
     end
-    assign node_kernel[N*KernelW +: KernelW] = KernelW'(l);
+    for (int unsigned l = NumKernels; l < Leaves; l++) begin
+      leaf             = '0;
+      leaf.kernel      = KernelW'(l);
+      node[Leaves-1+l] = leaf;
+    end
+    // Bottom up: a node's children are set before it.
+    for (int n = Leaves - 2; n >= 0; n--) begin
+      left         = node[2*n+1];
+      right        = node[2*n+2];
+      take_right   = right.valid && (!left.valid || right.excess > left.excess);
+      parent       = take_right ? right : left;
+      parent.valid = left.valid || right.valid;
+      node[n]      = parent;
+    end
   end
-
-  for (genvar n = 0; n < Leaves - 1; n++) begin : g_node
-    localparam int unsigned L = 2 * n + 1;
-    localparam int unsigned R = 2 * n + 2;
-    logic take_right;
-    assign take_right = node_valid[R] &&
-        (!node_valid[L] || node_excess[R*LevelW +: LevelW] > node_excess[L*LevelW +: LevelW]);
-    assign node_valid[n]                   = node_valid[L] || node_valid[R];
-    assign node_kernel[n*KernelW +: KernelW] = take_right ? node_kernel[R*KernelW +: KernelW]
-                                                          : node_kernel[L*KernelW +: KernelW];
-    assign node_excess[n*LevelW +: LevelW] = take_right ? node_excess[R*LevelW +: LevelW]
-                                                        : node_excess[L*LevelW +: LevelW];
-  end
-
-  logic               best_valid;
-  logic [KernelW-1:0] best_kernel;
-  assign best_valid  = node_valid[0];
-  assign best_kernel = node_kernel[0 +: KernelW];
 
   // The winner's excess is recomputed per bucket for the next state; the root's copy is not needed.
-  logic unused_root_excess;
-  assign unused_root_excess = ^node_excess[0 +: LevelW];
+  // Lint waiver (UNUSEDSIGNAL): the root is read whole and only its valid bit and kernel are used.
+  /* verilator lint_off UNUSEDSIGNAL */
+  node_t root;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign root = node[0];
 
-  assign grant_valid_o  = best_valid;
-  assign grant_kernel_o = best_kernel;
+  assign grant_valid_o  = root.valid;
+  assign grant_kernel_o = root.kernel;
 
   ////////////////
   // Next state //
   ////////////////
 
+  bucket_entry_t next_bucket;
+  // Lint waiver (UNUSEDSIGNAL): a fill entry is read whole and only some of its fields are used.
+  /* verilator lint_off UNUSEDSIGNAL */
+  fill_t         next_fill;
+  /* verilator lint_on UNUSEDSIGNAL */
+
   always_comb begin
-    active_d   = active_q;
-    capacity_d = capacity_q;
-    rate_d     = rate_q;
-    level_d    = level_q;
+    next_bucket = '0;
+    next_fill   = '0;
     for (int unsigned k = 0; k < NumKernels; k++) begin
-      if (fills[k]) begin
-        level_d[k*LevelW +: LevelW] = filled[k*LevelW +: LevelW];
+      next_bucket = bucket_q[k];
+      next_fill   = fill[k];
+      if (next_fill.fills) begin
+        next_bucket.level = next_fill.filled;
       end
       // The granted bucket is emptied by one capacity; the excess carries over.
-      if (best_valid && best_kernel == KernelW'(k)) begin
-        level_d[k*LevelW +: LevelW] = excess[k*LevelW +: LevelW];
+      if (root.valid && root.kernel == KernelW'(k)) begin
+        next_bucket.level = next_fill.excess;
       end
       if (cfg_here[k]) begin
-        active_d[k]                    = cfg_active_i;
-        capacity_d[k*LevelW +: LevelW] = cfg_capacity_i;
-        rate_d[k*LevelW +: LevelW]     = cfg_rate_i;
+        next_bucket.active   = cfg_active_i;
+        next_bucket.capacity = cfg_capacity_i;
+        next_bucket.rate     = cfg_rate_i;
         if (cfg_clear_i || !cfg_active_i) begin
-          level_d[k*LevelW +: LevelW] = '0;
+          next_bucket.level = '0;
         end
+      end
+      bucket_d[k] = next_bucket;
+    end
+  end
+
+  ///////////////
+  // Registers //
+  ///////////////
+
+  // One always_ff per entry (Verilator 5.006 does not unroll non-blocking writes to an array in a
+  // for loop, see rtl/dss_token_policy.sv).
+  for (genvar k = 0; k < NumKernels; k++) begin : g_bucket_reg
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        bucket_q[k] <= '0;
+      end else begin
+        bucket_q[k] <= bucket_d[k];
       end
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      active_q   <= '0;
-      capacity_q <= '0;
-      rate_q     <= '0;
-      level_q    <= '0;
-    end else begin
-      active_q   <= active_d;
-      capacity_q <= capacity_d;
-      rate_q     <= rate_d;
-      level_q    <= level_d;
+  // Read ports: one flat bus per field (yosys 0.23 has no multi-dimensional packed ports); the only
+  // place the table is sliced.
+  // Lint waiver (UNUSEDSIGNAL): capacity and rate are not read out.
+  /* verilator lint_off UNUSEDSIGNAL */
+  bucket_entry_t port_bucket;
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  always_comb begin
+    port_bucket = '0;
+    for (int unsigned k = 0; k < NumKernels; k++) begin
+      port_bucket                  = bucket_q[k];
+      active_o[k]                  = port_bucket.active;
+      level_o[k*LevelW +: LevelW]  = port_bucket.level;
     end
   end
-
-  assign active_o = active_q;
-  assign level_o  = level_q;
 
   ////////////////
   // Assertions //
