@@ -37,8 +37,7 @@ PolicyOptions parse_policy_options(const std::vector<std::string>& items) {
 }
 
 PreemptionMechanism parse_preemption(const std::string& text) {
-  if (text == "context-switch") return PreemptionMechanism::kContextSwitch;
-  if (text == "drain") return PreemptionMechanism::kDrain;
+  if (const auto mechanism = preemption_mechanism_named(text)) return *mechanism;
   throw InputError("--preemption must be context-switch or drain, not '" + text + "'");
 }
 

@@ -101,13 +101,9 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
   if (const auto mech = m.optional("preemption")) {
     run.preemption_given = true;
     const std::string text = mech->as_string();
-    if (text == "context-switch") {
-      run.preemption = PreemptionMechanism::kContextSwitch;
-    } else if (text == "drain") {
-      run.preemption = PreemptionMechanism::kDrain;
-    } else {
-      mech->fail("unknown value '" + text + "'; expected context-switch or drain");
-    }
+    const auto mechanism = preemption_mechanism_named(text);
+    if (!mechanism) mech->fail("unknown value '" + text + "'; expected context-switch or drain");
+    run.preemption = *mechanism;
   }
   if (const auto options = m.optional("options")) {
     if (!options->is_map()) {

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <iomanip>
 
+#include "policy/policy.h"
+
 namespace gpumux {
 
 RunReport make_report(const GpuConfig& gpu, const Workload& workload, const RunResult& multiprogram,
@@ -73,7 +75,7 @@ nlohmann::json stats_json(const RunReport& report) {
     preemptions.push_back({{"sm", p.sm},
                            {"kernel", r.kernels.at(p.kernel).name},
                            {"launch", p.kernel},
-                           {"mechanism", p.mechanism == 0 ? "context-switch" : "drain"},
+                           {"mechanism", to_string(static_cast<PreemptionMechanism>(p.mechanism))},
                            {"requested_ns", ns(p.requested_ps)},
                            {"done_ns", ns(p.done_ps)},
                            {"bytes", p.bytes}});

@@ -2,6 +2,17 @@
 
 namespace gpumux {
 
+const char* to_string(PreemptionMechanism mechanism) {
+  return mechanism == PreemptionMechanism::kDrain ? "drain" : "context-switch";
+}
+
+std::optional<PreemptionMechanism> preemption_mechanism_named(std::string_view text) {
+  for (const auto mechanism : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
+    if (text == to_string(mechanism)) return mechanism;
+  }
+  return std::nullopt;
+}
+
 void SchedulingPolicy::on_tb_finished(SmId /*sm*/, KernelId /*kernel*/, TimePs /*duration_ps*/,
                                       EngineControl& /*control*/) {}
 

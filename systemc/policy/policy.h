@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/types.h"
@@ -26,6 +27,13 @@ namespace gpumux {
 
 /// How an SM is taken from a kernel (Tanasic 3.2). Policies that never preempt ignore it.
 enum class PreemptionMechanism : std::uint8_t { kContextSwitch, kDrain };
+
+/// "context-switch" or "drain": the one spelling the command line, experiment files, stats.json and
+/// report.json use.
+[[nodiscard]] const char* to_string(PreemptionMechanism mechanism);
+
+/// The mechanism `text` names, or nullopt when it names none (callers word the error for their input).
+[[nodiscard]] std::optional<PreemptionMechanism> preemption_mechanism_named(std::string_view text);
 
 /// What a policy sees of, and may ask of, the execution engine.
 class EngineControl {

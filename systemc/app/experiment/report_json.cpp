@@ -31,7 +31,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
   for (const ExperimentRun& run : c.runs) {
     runs_spec.push_back({{"label", run.label},
                          {"policy", run.policy},
-                         {"preemption", mechanism_name(run.preemption)},
+                         {"preemption", to_string(run.preemption)},
                          {"options", run.options},
                          {"policy_options", effective_policy_options(run.policy, run.options)}});
   }
@@ -57,7 +57,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                   {"label", run.label},
                   {"policy", run.policy},
                   {"options", run.options},
-                  {"preemption", mechanism_name(run.preemption)},
+                  {"preemption", to_string(run.preemption)},
                   {"seed", c.seeds[point.seed]}};
     if (i < results.outcomes.size() && results.outcomes[i]) {
       const RunOutcome& o = *results.outcomes[i];

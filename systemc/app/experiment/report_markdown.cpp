@@ -155,7 +155,7 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
     const ExperimentRun& run = c.runs[r];
     md += std::string(r == 0 ? " " : "; ") + "`" + run.label + "` = " + run.policy;
     if (!run.options.empty()) md += " (" + options_text(run.options) + ")";
-    if (run.preemption_given) md += std::string(", ") + mechanism_name(run.preemption);
+    if (run.preemption_given) md += std::string(", ") + to_string(run.preemption);
     if (r == 0) md += " (baseline)";
   }
   if (c.tb_rsd_percent) {

@@ -21,8 +21,4 @@ std::string process_class(const ProcessSpec& process, bool class1) {
   return "";
 }
 
-const char* mechanism_name(PreemptionMechanism mechanism) {
-  return mechanism == PreemptionMechanism::kDrain ? "drain" : "context-switch";
-}
-
 }  // namespace gpumux

@@ -55,7 +55,4 @@ struct ReportRow {
 /// Class label of a process: the `class1` or `class2` of its first kernel (empty when it has none).
 [[nodiscard]] std::string process_class(const ProcessSpec& process, bool class1);
 
-/// "context-switch" or "drain", as experiment files and reports write it.
-[[nodiscard]] const char* mechanism_name(PreemptionMechanism mechanism);
-
 }  // namespace gpumux
