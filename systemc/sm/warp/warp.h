@@ -1,0 +1,113 @@
+#pragma once
+// One warp of a warp-level SM: where it is in its kernel's program (PC, loop counters, barriers),
+// its scoreboard (when each register's pending write completes) and what it waits for. Plain C++;
+// the SM (sm/warp/warp_sm.h) owns the timing and drives these fields.
+//
+// Barriers (__syncthreads). A warp whose next instruction is a barrier has *arrived* at barrier
+// number barriers_passed + 1 and waits (kBarrier) until every warp of its thread block that has
+// not finished has arrived at that barrier or passed it; then all of them are *released*
+// (barriers_passed + 1) and each issues the barrier instruction in an issue slot of its own. A
+// warp released but not yet issued when a context save stops it is saved as not released
+// (WarpResume::barriers_passed one less, PC at the barrier): once restored it arrives again and is
+// released at once, because the others passed that barrier. So a barrier instruction issues
+// exactly once per warp across a context switch and instruction counts are conserved.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "program/program.h"
+#include "sm/sm_port.h"
+#include "sm/warp/execution_units.h"
+
+namespace gpumux {
+
+enum class WarpState : std::uint8_t {
+  kFree,       ///< slot unused
+  kRestoring,  ///< its thread block's context is being read back from memory
+  kReady,      ///< issues its next instruction once operands and unit allow
+  kBarrier,    ///< arrived at a barrier, waiting for the other warps of its thread block
+  kDone,       ///< passed its last instruction; the slot is held until its thread block completes
+};
+
+/// Why a warp told its scheduler long_latency_wait (and will be told long_latency_done).
+enum class LongWait : std::uint8_t { kNone, kMemory, kBarrier };
+
+struct Warp {
+  WarpState state = WarpState::kFree;
+  std::uint32_t tb = 0;          ///< the SM's resident-TB index
+  std::uint32_t warp_in_tb = 0;  ///< selects per-warp loop trip counts
+  std::uint64_t age = 0;         ///< launch order on the SM (unique): scheduler priority, tie-breaks
+  const program::Program* program = nullptr;
+
+  // Position in the program.
+  std::uint32_t pc = 0;
+  std::vector<std::uint32_t> loop_counters;  ///< per loop depth: passes through the body so far
+  std::uint32_t barriers_passed = 0;
+  bool barrier_released = false;  ///< released from the barrier at `pc`, not yet issued it
+
+  // Scoreboard.
+  std::vector<std::uint64_t> ready_cycle;  ///< per register: cycle its pending write is complete
+  std::vector<std::uint8_t> from_memory;   ///< per register: that write is a global load
+  std::uint64_t operands_ready = 0;  ///< cycle the next instruction's registers are ready (read and WAW)
+  UnitKind unit = UnitKind::kAlu;    ///< unit of the next instruction
+  LongWait long_wait = LongWait::kNone;
+  bool in_scheduler = false;      ///< added to its scheduler and not removed since
+  std::uint64_t drain_cycle = 0;  ///< every result it issued is written by this cycle
+
+  /// A fresh warp at the program's first instruction (storage reused: no allocation once warm).
+  void start(const program::Program& p, std::uint32_t tb_index, std::uint32_t index_in_tb,
+             std::uint64_t order) {
+    program = &p;
+    tb = tb_index;
+    warp_in_tb = index_in_tb;
+    age = order;
+    pc = 0;
+    loop_counters.assign(p.loop_depth, 0);
+    barriers_passed = 0;
+    barrier_released = false;
+    ready_cycle.assign(p.registers, 0);
+    from_memory.assign(p.registers, 0);
+    operands_ready = 0;
+    unit = UnitKind::kAlu;
+    long_wait = LongWait::kNone;
+    in_scheduler = false;
+    drain_cycle = 0;
+  }
+
+  /// Continue where a context save stopped it (registers restored: all ready). Returns false when
+  /// it had already finished.
+  bool resume_from(const WarpResume& r) {
+    if (r.loop_counters.size() != loop_counters.size() || r.pc > program->code.size()) {
+      throw InvariantViolation("a resumed warp's saved position (pc " + std::to_string(r.pc) + ", " +
+                               std::to_string(r.loop_counters.size()) +
+                               " loop counters) does not fit its program (" +
+                               std::to_string(program->code.size()) + " instructions, loop depth " +
+                               std::to_string(loop_counters.size()) + ")");
+    }
+    pc = r.pc;
+    loop_counters = r.loop_counters;
+    barriers_passed = r.barriers_passed;
+    return !r.done;
+  }
+
+  /// Where it stands, for a context save (a released warp that has not issued its barrier is saved
+  /// as arrived, see above).
+  [[nodiscard]] WarpResume saved() const {
+    WarpResume r;
+    r.pc = pc;
+    r.loop_counters = loop_counters;
+    r.barriers_passed = barriers_passed - (barrier_released ? 1U : 0U);
+    r.done = state == WarpState::kDone;
+    return r;
+  }
+
+  /// The trip count of loop-back `inst` for this warp (a list is indexed by warp-in-TB modulo its size).
+  [[nodiscard]] std::uint32_t trip_count(const program::Instruction& inst) const {
+    if (inst.trip_counts.empty()) return 1;
+    return inst.trip_counts[warp_in_tb % inst.trip_counts.size()];
+  }
+};
+
+}  // namespace gpumux

@@ -1,0 +1,752 @@
+#include "sm/warp/warp_sm.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.h"
+#include "core/kernel_desc.h"
+#include "core/processes.h"
+
+namespace gpumux {
+
+namespace {
+
+constexpr std::uint64_t kNoCycle = ~std::uint64_t{0};
+
+/// Checks what the warp-level SM relies on (the program loader guarantees it for files; programs
+/// built in code, by tests, get the same check): registers within Program::registers, loops within
+/// loop_depth, loop targets backwards with positive trip counts.
+void check_program(const program::Program& p, const std::string& kernel) {
+  const auto fail = [&](std::size_t pc, const std::string& what) {
+    throw InvariantViolation("program of kernel '" + kernel + "', instruction " + std::to_string(pc) + ": " +
+                             what);
+  };
+  for (std::size_t pc = 0; pc < p.code.size(); ++pc) {
+    const program::Instruction& inst = p.code[pc];
+    for (const program::Reg r : inst.reads) {
+      if (r >= p.registers) fail(pc, "reads r" + std::to_string(r) + " beyond its registers");
+    }
+    if (inst.write != program::kNoReg && inst.write >= p.registers) {
+      fail(pc, "writes r" + std::to_string(inst.write) + " beyond its registers");
+    }
+    if (inst.op == program::Op::kLoopBack) {
+      if (inst.depth >= p.loop_depth) fail(pc, "loop depth beyond the program's loop_depth");
+      if (inst.target > pc) fail(pc, "loop target after the loop-back");
+      if (inst.trip_counts.empty()) fail(pc, "loop without a trip count");
+      for (const std::uint32_t n : inst.trip_counts) {
+        if (n == 0) fail(pc, "loop trip count 0");
+      }
+    }
+    if (!p.phases.empty() && inst.phase >= p.phases.size()) fail(pc, "phase index beyond the phases");
+  }
+}
+
+}  // namespace
+
+// ---- The scheduler's view ------------------------------------------------------------------------
+
+const Warp& WarpSm::SchedulerView::warp(WarpSlot slot) const {
+  static const Warp kUnused;
+  const std::size_t index = static_cast<std::size_t>(slot) * sm_.num_schedulers_ + scheduler_;
+  return index < sm_.warps_.size() ? sm_.warps_[index] : kUnused;
+}
+
+bool WarpSm::SchedulerView::can_issue(WarpSlot slot) const {
+  return sm_.can_issue(warp(slot), sm_.decision_cycle_);
+}
+
+std::uint32_t WarpSm::SchedulerView::phase_distance(WarpSlot slot) const {
+  const Warp& w = warp(slot);
+  if (w.program == nullptr || w.pc >= w.program->code.size()) return 0;
+  return w.program->code[w.pc].phase_distance;
+}
+
+std::uint32_t WarpSm::SchedulerView::phase_length(WarpSlot slot) const {
+  const Warp& w = warp(slot);
+  if (w.program == nullptr || w.pc >= w.program->code.size() || w.program->phases.empty()) return 0;
+  return w.program->phases[w.program->code[w.pc].phase].length;
+}
+
+// ---- Construction --------------------------------------------------------------------------------
+
+WarpSm::WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu,
+               TbCompletionListener& listener, const SchedulerFactory& make_scheduler)
+    : SmModule(name),
+      memory_socket("memory_socket"),
+      id_(id),
+      limits_(gpu.sm),
+      listener_(listener),
+      clock_(gpu.core_clock_mhz),
+      warp_size_(gpu.warp_size),
+      num_schedulers_(gpu.warp.schedulers),
+      issue_interval_(gpu.warp.issue_interval_cycles),
+      shared_latency_(gpu.warp.shared_memory_latency_cycles),
+      segment_bytes_(gpu.warp.memory_segment_bytes),
+      memory_(memory_socket, 0x4000'0000'0000ULL + (static_cast<std::uint64_t>(index(id)) << 32U),
+              static_cast<std::size_t>(gpu.warp_size) * gpu.warp.memory_segment_bytes),
+      mover_(memory_socket, gpu, id) {
+  // The loader checks these ranges for files (docs/config.md); a GpuConfig built in code gets the
+  // same refusal instead of a division by zero.
+  const auto require = [&](bool ok, const char* key) {
+    if (!ok) {
+      throw InputError(SourceLocation{gpu.source_file, 0, 0}, key,
+                       "must be positive for the warp-level SM (GPU '" + gpu.name + "')");
+    }
+  };
+  require(gpu.warp_size > 0, "warp_size");
+  require(num_schedulers_ > 0, "sm.warp.schedulers");
+  require(issue_interval_ > 0, "sm.warp.issue_interval_cycles");
+  require(segment_bytes_ > 0, "sm.warp.memory_segment_bytes");
+  require(gpu.warp.alu.count > 0, "sm.warp.alu.count");
+  require(gpu.warp.sfu.count > 0, "sm.warp.sfu.count");
+  require(gpu.warp.load_store.count > 0, "sm.warp.load_store.count");
+  units_.emplace_back(gpu.warp.alu, warp_size_);
+  units_.emplace_back(gpu.warp.sfu, warp_size_);
+  units_.emplace_back(gpu.warp.load_store, warp_size_);
+
+  const std::uint32_t capacity = (limits_.max_warps + num_schedulers_ - 1) / num_schedulers_;
+  for (std::uint32_t s = 0; s < num_schedulers_; ++s) {
+    WarpSchedulerSetup setup;
+    setup.capacity = capacity;
+    setup.ready_queue_size = gpu.warp.ready_queue_size;
+    schedulers_.push_back(make_scheduler(setup));
+    views_.emplace_back(*this, s);
+  }
+  idle_causes_.assign(num_schedulers_, kIdleNoWarp);
+  earliest_.assign(num_schedulers_, kNoCycle);
+  waiting_flags_.assign(num_schedulers_, 0);
+  warps_.resize(limits_.max_warps);
+  tbs_.resize(limits_.max_thread_blocks);
+  spawn_method("issue", wake_, [this] { activate(); });
+  spawn_method("save_write", save_write_, [this] { start_save_write(); });
+  spawn_method("finish_save", save_done_, [this] { finish_save(); });
+}
+
+TimePs WarpSm::now_ps() { return sc_core::sc_time_stamp().value(); }
+
+// ---- SmPort --------------------------------------------------------------------------------------
+
+bool WarpSm::fits(const TbFootprint& f, std::uint32_t shared_memory_config) const {
+  if (saving_) return false;  // stopped while its context is saved
+  // The shared-memory carve-out can only change while the SM is empty (as sm/tb/tb_sm.cpp).
+  const std::uint32_t capacity = usage_.thread_blocks == 0 ? shared_memory_config : shared_memory_capacity_;
+  if (shared_memory_config > capacity) return false;
+  return usage_.fits(limits_, f, capacity);
+}
+
+void WarpSm::start_tb(const TbLaunch& launch) {
+  const KernelDesc* desc = launch.desc;
+  if (desc == nullptr || !desc->program) {
+    throw InputError(desc != nullptr ? desc->where : SourceLocation{}, "program",
+                     "kernel '" + (desc != nullptr ? desc->name : std::string("?")) +
+                         "' has no program, which a warp-level SM (sm.model: warp) executes; give it a "
+                         "`program:` (docs/config.md \"Kernel programs\") or use sm.model: tb");
+  }
+  const TimePs now = now_ps();
+  if (saving_) {
+    throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now)) + " ns on SM " +
+                             std::to_string(index(id_)) + ": kernel '" + desc->name +
+                             "' started a thread block while the SM saves its context");
+  }
+  const program::Program& program = *desc->program;
+  if (std::find(checked_programs_.begin(), checked_programs_.end(), &program) == checked_programs_.end()) {
+    check_program(program, desc->name);
+    checked_programs_.push_back(&program);
+  }
+  if (!in_activation_) account_to(clock_.cycle_at_or_after(now));
+
+  const auto free_tb =
+      std::find_if(tbs_.begin(), tbs_.end(), [](const ResidentTb& t) { return t.state == TbState::kFree; });
+  const std::uint32_t num_warps = launch.footprint.warps;
+  std::uint32_t free_warps = 0;
+  for (const Warp& w : warps_) free_warps += w.state == WarpState::kFree ? 1U : 0U;
+  if (free_tb == tbs_.end() || free_warps < num_warps || num_warps == 0) {
+    throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now)) + " ns on SM " +
+                             std::to_string(index(id_)) + ": a thread block of kernel '" + desc->name +
+                             "' with " + std::to_string(num_warps) + " warps does not fit (" +
+                             std::to_string(free_warps) + " warp slots free)");
+  }
+  if (launch.resumed && !launch.resume.warps.empty() && launch.resume.warps.size() != num_warps) {
+    throw InvariantViolation("SM " + std::to_string(index(id_)) + ": thread block " +
+                             std::to_string(launch.tb) + " of kernel '" + desc->name + "' resumes " +
+                             std::to_string(launch.resume.warps.size()) + " warps, it has " +
+                             std::to_string(num_warps));
+  }
+
+  if (usage_.thread_blocks == 0) {
+    shared_memory_capacity_ = launch.shared_memory_config;
+    busy_since_ps_ = now;
+  }
+  usage_.add(launch.footprint);
+  traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
+
+  const auto tb_index = static_cast<std::uint32_t>(free_tb - tbs_.begin());
+  ResidentTb& tb = *free_tb;
+  tb.kernel = launch.kernel;
+  tb.tb = launch.tb;
+  tb.footprint = launch.footprint;
+  tb.start_ps = now;
+  tb.sequence = next_sequence_++;
+  tb.warps.clear();
+  tb.running_warps = 0;
+  tb.done_cycle = 0;
+  tb.memory_done_ps = now;
+  tb.complete_cycle = kNoCycle;
+  tb.restored_cycle = kNoCycle;
+  tb.restore_saved = false;
+  std::uint32_t slot = 0;
+  for (std::uint32_t k = 0; k < num_warps; ++k) {
+    while (warps_[slot].state != WarpState::kFree) ++slot;
+    Warp& w = warps_[slot];
+    w.start(program, tb_index, k, next_age_++);
+    w.state = WarpState::kRestoring;  // not issuing until activated
+    if (launch.resumed && !launch.resume.warps.empty() && !w.resume_from(launch.resume.warps[k])) {
+      w.state = WarpState::kDone;
+    }
+    tb.warps.push_back(slot);
+  }
+
+  if (launch.restore_bytes > 0) {
+    // A preempted TB first reads its context back (Tanasic 3.2), then continues where it stopped.
+    tb.state = TbState::kRestoring;
+    const std::uint64_t sequence = tb.sequence;
+    mover_.request(false, launch.restore_bytes,
+                   [this, tb_index, sequence](TimePs done_ps) { restore_done(tb_index, sequence, done_ps); });
+  } else {
+    activate_warps(tb_index, clock_.cycle_after(now));
+  }
+  if (!in_activation_) rearm();
+}
+
+void WarpSm::save_context() {
+  const TimePs now = now_ps();
+  if (saving_) {
+    throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now)) + " ns on SM " +
+                             std::to_string(index(id_)) + ": a context save requested during a context save");
+  }
+  if (!in_activation_) account_to(clock_.cycle_at_or_after(now));
+  bool any = false;
+  saving_bytes_ = 0;
+  restores_to_save_ = 0;
+  save_ready_ps_ = now;
+  for (ResidentTb& tb : tbs_) {
+    if (tb.state == TbState::kFree) continue;
+    any = true;
+    saving_bytes_ += ContextMover::bytes_per_tb(tb.footprint.registers, tb.footprint.shared_memory);
+    if (tb.state == TbState::kRestoring) {
+      // Saved as it was restored (it never ran): once its context is on chip.
+      if (tb.restored_cycle == kNoCycle) {
+        tb.restore_saved = true;
+        ++restores_to_save_;
+      } else {
+        save_ready_ps_ = std::max(save_ready_ps_, clock_.ps_of(tb.restored_cycle));
+      }
+      continue;
+    }
+    // Issue stops now; what is in flight completes first (memory requests, results).
+    save_ready_ps_ = std::max(save_ready_ps_, tb.memory_done_ps);
+    for (const std::uint32_t slot : tb.warps) {
+      save_ready_ps_ = std::max(save_ready_ps_, clock_.ps_of(warps_[slot].drain_cycle));
+    }
+  }
+  if (!any) return;
+  saving_ = true;
+  set_active_warps(0);
+  traced_issued_ = 0;
+  wake_.cancel();
+  wake_cycle_ = kNoCycle;
+  while (!wait_ends_.empty()) wait_ends_.pop();
+  if (restores_to_save_ == 0) save_write_.notify(sc_core::sc_time::from_value(save_ready_ps_ - now));
+}
+
+TimePs WarpSm::busy_ps() const {
+  return busy_total_ps_ + (usage_.thread_blocks > 0 ? now_ps() - busy_since_ps_ : 0);
+}
+
+// ---- The issue process ---------------------------------------------------------------------------
+
+void WarpSm::activate() {
+  wake_cycle_ = kNoCycle;
+  const TimePs now = now_ps();
+  const std::uint64_t cycle = clock_.cycle_at_or_after(now);
+  if (saving_ || clock_.ps_of(cycle) != now || cycle < first_unprocessed_) {
+    rearm();
+    return;
+  }
+  in_activation_ = true;
+  decision_cycle_ = cycle;
+  account_to(cycle);
+  complete_due(cycle);  // the listener may start thread blocks or a context save from here
+  int issued = 0;
+  if (!saving_) {
+    activate_restored(cycle);
+    deliver_wait_ends(cycle);
+    const bool busy = active_warps_ > 0;
+    if (busy) ++stats_.cycles;
+    const std::uint64_t instructions = stats_.instructions;
+    for (std::uint32_t s = 0; s < num_schedulers_; ++s) {
+      if (busy && cycle % issue_interval_ == s % issue_interval_) issue_slot(s, cycle);
+    }
+    issued = static_cast<int>(stats_.instructions - instructions);
+    traced_issued_ = issued;
+  }
+  first_unprocessed_ = cycle + 1;
+  first_unaccounted_ = std::max(first_unaccounted_, cycle + 1);
+  in_activation_ = false;
+  rearm();
+}
+
+void WarpSm::complete_due(std::uint64_t cycle) {
+  const TimePs now = now_ps();
+  while (!saving_) {
+    // The thread block due first (ties: started first).
+    ResidentTb* due = nullptr;
+    for (ResidentTb& tb : tbs_) {
+      if (tb.state != TbState::kFinishing || tb.complete_cycle > cycle) continue;
+      if (due == nullptr || tb.complete_cycle < due->complete_cycle ||
+          (tb.complete_cycle == due->complete_cycle && tb.sequence < due->sequence)) {
+        due = &tb;
+      }
+    }
+    if (due == nullptr) return;
+    const KernelId kernel = due->kernel;
+    const std::uint32_t tb = due->tb;
+    const TimePs start_ps = due->start_ps;
+    release_tb(static_cast<std::uint32_t>(due - tbs_.data()));
+    ++tbs_completed_;
+    if (usage_.thread_blocks == 0) busy_total_ps_ += now - busy_since_ps_;
+    // The driver may start new thread blocks from inside this call; they issue from the next cycle.
+    listener_.on_tb_complete(id_, kernel, tb, start_ps);
+  }
+}
+
+void WarpSm::activate_restored(std::uint64_t cycle) {
+  while (true) {
+    ResidentTb* due = nullptr;
+    for (ResidentTb& tb : tbs_) {
+      if (tb.state != TbState::kRestoring || tb.restored_cycle > cycle) continue;
+      if (due == nullptr || tb.sequence < due->sequence) due = &tb;
+    }
+    if (due == nullptr) return;
+    // Context back: its warps may issue in this very cycle.
+    activate_warps(static_cast<std::uint32_t>(due - tbs_.data()), cycle);
+  }
+}
+
+void WarpSm::deliver_wait_ends(std::uint64_t cycle) {
+  while (!wait_ends_.empty() && wait_ends_.top().cycle <= cycle) {
+    const WaitEnd end = wait_ends_.top();
+    wait_ends_.pop();
+    Warp& w = warps_[end.slot];
+    // Stale entries (the warp left, or its wait ended otherwise) are skipped.
+    if (w.age != end.age || w.state != WarpState::kReady || w.long_wait != LongWait::kMemory) continue;
+    w.long_wait = LongWait::kNone;
+    const std::uint32_t s = scheduler_of(end.slot);
+    schedulers_[s]->long_latency_done(local_slot(end.slot), views_[s]);
+  }
+}
+
+bool WarpSm::can_issue(const Warp& w, std::uint64_t cycle) const {
+  return w.state == WarpState::kReady && w.operands_ready <= cycle && unit_free(w.unit) <= cycle;
+}
+
+void WarpSm::issue_slot(std::uint32_t scheduler, std::uint64_t cycle) {
+  ++stats_.scheduler_cycles;
+  const std::optional<WarpSlot> choice = schedulers_[scheduler]->select(views_[scheduler]);
+  if (!choice) {
+    add_idle(idle_cause(scheduler, cycle), 1);
+    return;
+  }
+  const std::uint64_t slot = static_cast<std::uint64_t>(*choice) * num_schedulers_ + scheduler;
+  if (slot >= warps_.size() || !can_issue(warps_[slot], cycle)) {
+    throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now_ps())) + " ns on SM " +
+                             std::to_string(index(id_)) + ": warp scheduler '" +
+                             schedulers_[scheduler]->name() + "' chose warp slot " + std::to_string(*choice) +
+                             ", which cannot issue");
+  }
+  const auto sm_slot = static_cast<std::uint32_t>(slot);
+  issue(sm_slot, cycle);
+  schedulers_[scheduler]->issued(*choice);
+  ++stats_.instructions;
+  prepare_next(sm_slot, cycle);
+}
+
+void WarpSm::issue(std::uint32_t slot, std::uint64_t cycle) {
+  Warp& w = warps_[slot];
+  ResidentTb& tb = tbs_[w.tb];
+  const program::Instruction& inst = w.program->code[w.pc];
+  std::uint64_t result = 0;
+  bool has_result = false;
+  bool from_memory = false;
+  std::uint32_t next_pc = w.pc + 1;
+  switch (inst.op) {
+    case program::Op::kAlu:
+    case program::Op::kSfu: {
+      ExecutionUnit& u = unit(unit_of(inst.op));
+      u.occupy(cycle);
+      if (inst.op == program::Op::kAlu) stats_.alu_busy_cycles += u.interval();
+      result = cycle + u.latency();
+      has_result = true;
+      break;
+    }
+    case program::Op::kSharedLoad:
+    case program::Op::kSharedStore: {
+      ExecutionUnit& u = unit(UnitKind::kLoadStore);
+      u.occupy(cycle);
+      stats_.memory_unit_busy_cycles += u.interval();
+      result = cycle + shared_latency_;
+      has_result = inst.op == program::Op::kSharedLoad;
+      break;
+    }
+    case program::Op::kGlobalLoad:
+    case program::Op::kGlobalStore: {
+      ExecutionUnit& u = unit(UnitKind::kLoadStore);
+      u.occupy(cycle);
+      stats_.memory_unit_busy_cycles += u.interval();
+      const bool is_store = inst.op == program::Op::kGlobalStore;
+      const TimePs done_ps = memory_.send(is_store, transaction_bytes(inst, warp_size_, segment_bytes_));
+      ++stats_.memory_requests;
+      tb.memory_done_ps = std::max(tb.memory_done_ps, done_ps);
+      if (!is_store) {
+        // The data is back when the request completes, and never before the unit's pipeline.
+        result = std::max(clock_.cycle_at_or_after(done_ps), cycle + u.latency());
+        has_result = true;
+        from_memory = true;
+      }
+      break;
+    }
+    case program::Op::kBarrier:
+      w.barrier_released = false;
+      break;
+    case program::Op::kLoopBack: {
+      ExecutionUnit& u = unit(UnitKind::kAlu);
+      u.occupy(cycle);
+      stats_.alu_busy_cycles += u.interval();
+      std::uint32_t& passes = w.loop_counters[inst.depth];
+      ++passes;
+      if (passes < w.trip_count(inst)) {
+        next_pc = inst.target;
+      } else {
+        passes = 0;  // an enclosing loop may enter it again
+      }
+      break;
+    }
+  }
+  if (has_result && inst.write != program::kNoReg) {
+    w.ready_cycle[inst.write] = result;
+    w.from_memory[inst.write] = from_memory ? 1 : 0;
+  }
+  if (has_result) w.drain_cycle = std::max(w.drain_cycle, result);
+  w.pc = next_pc;
+}
+
+void WarpSm::prepare_next(std::uint32_t slot, std::uint64_t cycle) {
+  Warp& w = warps_[slot];
+  if (w.pc >= w.program->code.size()) {
+    finish_warp(slot, cycle);
+    return;
+  }
+  const program::Instruction& inst = w.program->code[w.pc];
+  w.unit = unit_of(inst.op);
+  if (inst.op == program::Op::kBarrier && !w.barrier_released) {
+    w.operands_ready = cycle + 1;
+    arrive_at_barrier(slot, cycle);
+    return;
+  }
+  // The scoreboard: every register read, and the one written (WAW), without a pending write.
+  std::uint64_t ready = cycle + 1;
+  bool on_memory = false;
+  const auto depend = [&](program::Reg r) {
+    const std::uint64_t at = w.ready_cycle[r];
+    if (at <= cycle + 1) return;
+    ready = std::max(ready, at);
+    on_memory = on_memory || w.from_memory[r] != 0;
+  };
+  for (const program::Reg r : inst.reads) depend(r);
+  if (inst.write != program::kNoReg) depend(inst.write);
+  w.operands_ready = ready;
+  if (on_memory) {
+    w.long_wait = LongWait::kMemory;
+    schedulers_[scheduler_of(slot)]->long_latency_wait(local_slot(slot));
+    wait_ends_.push({ready, w.age, slot});
+  }
+}
+
+void WarpSm::arrive_at_barrier(std::uint32_t slot, std::uint64_t cycle) {
+  Warp& w = warps_[slot];
+  w.state = WarpState::kBarrier;
+  check_barrier(w.tb, w.barriers_passed + 1, cycle);
+  if (w.state == WarpState::kBarrier) {
+    w.long_wait = LongWait::kBarrier;
+    schedulers_[scheduler_of(slot)]->long_latency_wait(local_slot(slot));
+  }
+}
+
+void WarpSm::check_barrier(std::uint32_t tb_index, std::uint32_t barrier, std::uint64_t cycle) {
+  const ResidentTb& tb = tbs_[tb_index];
+  // Every warp that has not finished must have arrived at this barrier or passed it.
+  for (const std::uint32_t slot : tb.warps) {
+    const Warp& o = warps_[slot];
+    if (o.state == WarpState::kDone || o.barriers_passed >= barrier) continue;
+    if (o.state == WarpState::kBarrier && o.barriers_passed + 1 == barrier) continue;
+    return;
+  }
+  for (const std::uint32_t slot : tb.warps) {
+    Warp& o = warps_[slot];
+    if (o.state != WarpState::kBarrier || o.barriers_passed + 1 != barrier) continue;
+    o.state = WarpState::kReady;
+    ++o.barriers_passed;
+    o.barrier_released = true;
+    o.operands_ready = cycle + 1;
+    o.unit = UnitKind::kNone;
+    if (o.long_wait == LongWait::kBarrier) {
+      o.long_wait = LongWait::kNone;
+      const std::uint32_t s = scheduler_of(slot);
+      schedulers_[s]->long_latency_done(local_slot(slot), views_[s]);
+    }
+  }
+}
+
+void WarpSm::finish_warp(std::uint32_t slot, std::uint64_t cycle) {
+  Warp& w = warps_[slot];
+  ResidentTb& tb = tbs_[w.tb];
+  w.state = WarpState::kDone;
+  w.long_wait = LongWait::kNone;
+  tb.done_cycle = std::max({tb.done_cycle, cycle + 1, w.drain_cycle});
+  if (w.in_scheduler) {
+    schedulers_[scheduler_of(slot)]->remove_warp(local_slot(slot));
+    w.in_scheduler = false;
+  }
+  set_active_warps(active_warps_ - 1);
+  --tb.running_warps;
+  if (tb.running_warps == 0) {
+    // Completes when its last result is written and its last memory request is back.
+    tb.state = TbState::kFinishing;
+    tb.complete_cycle = std::max(tb.done_cycle, clock_.cycle_at_or_after(tb.memory_done_ps));
+    return;
+  }
+  // Warps waiting at a barrier no longer wait for this one.
+  for (const std::uint32_t other : tb.warps) {
+    if (warps_[other].state == WarpState::kBarrier) {
+      check_barrier(w.tb, warps_[other].barriers_passed + 1, cycle);
+      break;
+    }
+  }
+}
+
+void WarpSm::activate_warps(std::uint32_t tb_index, std::uint64_t first_cycle) {
+  ResidentTb& tb = tbs_[tb_index];
+  tb.state = TbState::kRunning;
+  tb.restored_cycle = kNoCycle;
+  tb.running_warps = 0;
+  tb.done_cycle = first_cycle;
+  const std::uint64_t saved_decision_cycle = decision_cycle_;
+  decision_cycle_ = first_cycle;
+  for (const std::uint32_t slot : tb.warps) {
+    Warp& w = warps_[slot];
+    if (w.state == WarpState::kDone) continue;
+    w.state = WarpState::kReady;
+    ++tb.running_warps;
+    const std::uint32_t s = scheduler_of(slot);
+    schedulers_[s]->add_warp(local_slot(slot), w.age, views_[s]);
+    w.in_scheduler = true;
+  }
+  set_active_warps(active_warps_ + static_cast<int>(tb.running_warps));
+  for (const std::uint32_t slot : tb.warps) {
+    // Registers are all ready (fresh, or just restored): the first instruction waits for nothing.
+    if (warps_[slot].state == WarpState::kReady) prepare_next(slot, first_cycle - 1);
+  }
+  decision_cycle_ = saved_decision_cycle;
+  if (tb.running_warps == 0) {  // every warp had finished before it was saved
+    tb.state = TbState::kFinishing;
+    tb.complete_cycle = first_cycle;
+  }
+}
+
+void WarpSm::release_tb(std::uint32_t tb_index) {
+  ResidentTb& tb = tbs_[tb_index];
+  for (const std::uint32_t slot : tb.warps) {
+    Warp& w = warps_[slot];
+    if (w.in_scheduler) {
+      schedulers_[scheduler_of(slot)]->remove_warp(local_slot(slot));
+      w.in_scheduler = false;
+    }
+    w.state = WarpState::kFree;
+    w.long_wait = LongWait::kNone;
+  }
+  usage_.remove(tb.footprint);
+  traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
+  tb.state = TbState::kFree;
+}
+
+void WarpSm::restore_done(std::uint32_t tb_index, std::uint64_t sequence, TimePs done_ps) {
+  ResidentTb& tb = tbs_[tb_index];
+  if (tb.state != TbState::kRestoring || tb.sequence != sequence) {
+    throw InvariantViolation("SM " + std::to_string(index(id_)) +
+                             ": a context restore finished for thread block " + std::to_string(tb.tb) +
+                             ", which is not being restored");
+  }
+  const TimePs now = now_ps();
+  if (saving_) {
+    // A save stopped the SM meanwhile: the thread block goes to the save as it was restored.
+    save_ready_ps_ = std::max(save_ready_ps_, done_ps);
+    tb.restore_saved = false;
+    tb.restored_cycle = clock_.cycle_at_or_after(done_ps);
+    if (--restores_to_save_ == 0) save_write_.notify(sc_core::sc_time::from_value(save_ready_ps_ - now));
+    return;
+  }
+  // The warps start in the activation of the cycle the context is back in.
+  tb.restored_cycle = std::max(clock_.cycle_at_or_after(done_ps), clock_.cycle_after(now));
+  rearm();
+}
+
+void WarpSm::start_save_write() {
+  if (saving_bytes_ == 0) {
+    save_done_.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
+  mover_.request(true, saving_bytes_, [this](TimePs done_ps) {
+    save_done_.notify(sc_core::sc_time::from_value(done_ps - now_ps()));
+  });
+}
+
+void WarpSm::finish_save() {
+  const TimePs now = now_ps();
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t i = 0; i < tbs_.size(); ++i) {
+    if (tbs_[i].state != TbState::kFree) order.push_back(i);
+  }
+  // In the order they started.
+  std::sort(order.begin(), order.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return tbs_[a].sequence < tbs_[b].sequence; });
+  std::vector<PreemptedTb> saved;
+  saved.reserve(order.size());
+  for (const std::uint32_t i : order) {
+    const ResidentTb& tb = tbs_[i];
+    PreemptedTb p;
+    p.kernel = tb.kernel;
+    p.tb = tb.tb;
+    p.resume.warps.reserve(tb.warps.size());
+    for (const std::uint32_t slot : tb.warps) p.resume.warps.push_back(warps_[slot].saved());
+    saved.push_back(std::move(p));
+    release_tb(i);
+  }
+  busy_total_ps_ += now - busy_since_ps_;
+  first_unaccounted_ = std::max(first_unaccounted_, clock_.cycle_at_or_after(now));
+  saving_ = false;
+  listener_.on_context_saved(id_, saved, saving_bytes_);
+}
+
+// ---- Waking and accounting -----------------------------------------------------------------------
+
+std::uint64_t WarpSm::slot_at_or_after(std::uint32_t scheduler, std::uint64_t cycle) const {
+  const std::uint64_t offset = scheduler % issue_interval_;
+  if (cycle <= offset) return offset;
+  return cycle + (issue_interval_ - (cycle - offset) % issue_interval_) % issue_interval_;
+}
+
+std::uint64_t WarpSm::slots_before(std::uint32_t scheduler, std::uint64_t cycle) const {
+  const std::uint64_t offset = scheduler % issue_interval_;
+  return cycle <= offset ? 0 : (cycle - offset + issue_interval_ - 1) / issue_interval_;
+}
+
+void WarpSm::add_idle(IdleCause cause, std::uint64_t slots) {
+  switch (cause) {
+    case kIdleNoWarp:
+      stats_.idle_no_warp += slots;
+      break;
+    case kIdleOther:
+      stats_.idle_other += slots;
+      break;
+    case kIdleMemory:
+      stats_.idle_memory += slots;
+      break;
+    case kIdleBarrier:
+      stats_.idle_barrier += slots;
+      break;
+  }
+}
+
+WarpSm::IdleCause WarpSm::idle_cause(std::uint32_t scheduler, std::uint64_t cycle) const {
+  bool any = false;
+  bool memory = false;
+  for (std::size_t slot = scheduler; slot < warps_.size(); slot += num_schedulers_) {
+    const Warp& w = warps_[slot];
+    if (w.state == WarpState::kBarrier) {
+      any = true;
+    } else if (w.state == WarpState::kReady) {
+      if (w.long_wait != LongWait::kMemory || w.operands_ready <= cycle) return kIdleOther;
+      any = true;
+      memory = true;
+    }
+  }
+  if (!any) return kIdleNoWarp;
+  return memory ? kIdleMemory : kIdleBarrier;
+}
+
+void WarpSm::account_to(std::uint64_t cycle) {
+  if (cycle <= first_unaccounted_) return;
+  if (active_warps_ > 0) {
+    stats_.cycles += cycle - first_unaccounted_;
+    for (std::uint32_t s = 0; s < num_schedulers_; ++s) {
+      const std::uint64_t slots = slots_before(s, cycle) - slots_before(s, first_unaccounted_);
+      stats_.scheduler_cycles += slots;
+      add_idle(idle_causes_[s], slots);
+    }
+  }
+  first_unaccounted_ = cycle;
+}
+
+void WarpSm::rearm() {
+  if (saving_) {
+    wake_.cancel();
+    wake_cycle_ = kNoCycle;
+    return;
+  }
+  const TimePs now = now_ps();
+  const std::uint64_t from = std::max(first_unprocessed_, clock_.cycle_at_or_after(now));
+  std::uint64_t next = kNoCycle;
+  for (const ResidentTb& tb : tbs_) {
+    if (tb.state == TbState::kFinishing) next = std::min(next, std::max(tb.complete_cycle, from));
+    if (tb.state == TbState::kRestoring && tb.restored_cycle != kNoCycle) {
+      next = std::min(next, std::max(tb.restored_cycle, from));
+    }
+  }
+  if (!wait_ends_.empty()) next = std::min(next, std::max(wait_ends_.top().cycle, from));
+  // The first cycle each scheduler could issue in, and the cause of its idle slots until then.
+  std::fill(earliest_.begin(), earliest_.end(), kNoCycle);
+  std::fill(waiting_flags_.begin(), waiting_flags_.end(), 0);
+  constexpr std::uint8_t kAny = 1;
+  constexpr std::uint8_t kMemory = 2;
+  constexpr std::uint8_t kOther = 4;
+  for (std::size_t slot = 0; slot < warps_.size(); ++slot) {
+    const Warp& w = warps_[slot];
+    const std::uint32_t s = scheduler_of(static_cast<std::uint32_t>(slot));
+    if (w.state == WarpState::kBarrier) {
+      waiting_flags_[s] |= kAny;
+    } else if (w.state == WarpState::kReady) {
+      const bool on_memory = w.long_wait == LongWait::kMemory && w.operands_ready > from;
+      waiting_flags_[s] |= static_cast<std::uint8_t>(kAny | (on_memory ? kMemory : kOther));
+      earliest_[s] = std::min(earliest_[s], std::max({w.operands_ready, unit_free(w.unit), from}));
+    }
+  }
+  for (std::uint32_t s = 0; s < num_schedulers_; ++s) {
+    const std::uint8_t f = waiting_flags_[s];
+    idle_causes_[s] = (f & kAny) == 0      ? kIdleNoWarp
+                      : (f & kOther) != 0  ? kIdleOther
+                      : (f & kMemory) != 0 ? kIdleMemory
+                                           : kIdleBarrier;
+    if (earliest_[s] != kNoCycle) next = std::min(next, slot_at_or_after(s, earliest_[s]));
+  }
+  if (next == wake_cycle_) return;
+  wake_.cancel();
+  wake_cycle_ = next;
+  if (next != kNoCycle) wake_.notify(sc_core::sc_time::from_value(clock_.ps_of(next) - now));
+}
+
+void WarpSm::set_active_warps(int n) {
+  active_warps_ = n;
+  traced_active_warps_ = n;
+}
+
+}  // namespace gpumux

@@ -1,0 +1,252 @@
+#pragma once
+// A streaming multiprocessor at warp fidelity (`sm.model: warp`, Awatramani ch. 3): the warps of
+// its resident thread blocks execute their kernel's program (program/program.h), issued by
+// `sm.warp.schedulers` warp schedulers, through ALU, SFU and load/store units, with a scoreboard,
+// barriers and global memory requests to the memory controller. Resources (registers, shared memory,
+// threads, warps, TB slots, the shared-memory carve-out) are held exactly as at TB level
+// (sm/tb/tb_sm.h), so every thread-block policy runs unchanged.
+//
+// Issue. Warps = ceil(threads_per_tb / warp_size) per thread block, each with its own PC. SM warp
+// slot w belongs to scheduler w mod N (round robin by slot). Scheduler s issues at most one
+// instruction in each of its issue cycles: the cycles c with c mod k = s mod k, k =
+// issue_interval_cycles (Table 3.1: 2 schedulers, one instruction every 2 cycles; staggered, so the
+// SM issues one instruction per cycle, what Fermi's 32 ALU lanes take). An instruction can issue
+// when its registers, read and written (WAW), have no pending write and its unit takes a new
+// instruction (sm/warp/execution_units.h). Results: ALU and SFU after the unit's latency, shared
+// loads after shared_memory_latency_cycles, global loads when their memory request completes (and
+// not before load_store.latency_cycles, the unit's pipeline). Stores are posted: they occupy the
+// load/store unit only. kLoopBack issues like an ALU instruction (ALU unit, no result); a barrier
+// takes the issue slot only.
+//
+// Long-latency operations (Awatramani 3.3.1 footnote: memory and synchronisation). A warp whose next
+// instruction waits for a global load, or that waits at a barrier, is reported to its scheduler
+// with long_latency_wait, and with long_latency_done in the cycle the wait ends (two-level
+// schedulers move it between their pending and active queues then).
+//
+// Completion. A warp is done when it has issued its last instruction and its results are written;
+// a thread block completes when all its warps are done and all its memory requests (stores too)
+// have completed, and only then are its resources released and TbCompletionListener told - so a
+// warp that finished early holds its slot (the intra-block tail effect of Awatramani 3.5.5).
+//
+// Time. Event-driven: one method process wakes only in cycles where something can happen - a
+// warp can issue (the earliest cycle over its operands and its unit, on its scheduler's issue
+// grid), a long-latency wait ends, or a thread block completes. Cycles in between are skipped and
+// their issue slots accounted in bulk. An activation at cycle c handles exactly cycle c (never
+// runs ahead of SystemC time: the driver may start a thread block at any time, and the memory
+// controller must see requests in time order). A thread block started at time t issues from the
+// first cycle after t, whatever the delta-cycle order of the processes at t.
+//
+// Context switch (Tanasic 3.2). save_context() stops issue at once, waits until every memory
+// request and pending result of the resident warps is back (and any context restore in progress
+// has finished), then writes the context of every resident thread block (registers * 4 + shared
+// memory bytes) through the SM's ContextMover; when the write is served the SM reports each thread
+// block with every warp's WarpResume (PC, loop counters, barriers passed, done) and releases its
+// resources. A re-issued thread block first reads `restore_bytes` back, then its warps continue
+// from their WarpResume with every register ready.
+//
+// Statistics (WarpSmStats). Issue slots are counted while the SM has an active warp (not finished,
+// not being restored, not stopped by a save); an idle slot of a scheduler is charged to one cause:
+//   no_warp: the scheduler has no active warp;
+//   other:   some warp waits only for an ALU/SFU/shared result or a busy unit (or could issue but
+//            the scheduler did not consider it, e.g. outside a two-level ready queue);
+//   memory:  otherwise, some warp waits for a global load (the rest at a barrier);
+//   barrier: otherwise (every warp waits at a barrier).
+// So scheduler_cycles = instructions + idle_memory + idle_barrier + idle_no_warp + idle_other.
+// alu_busy_cycles / memory_unit_busy_cycles sum the initiation intervals of the instructions each
+// unit took (pipe-cycles; divide by cycles x pipes for a load). Deterministic: ordered containers
+// only, ties broken by scheduler index, slot and age.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include "core/gpu_config.h"
+#include "sm/context_mover.h"
+#include "sm/sm_model.h"
+#include "sm/warp/core_clock.h"
+#include "sm/warp/execution_units.h"
+#include "sm/warp/memory_requests.h"
+#include "sm/warp/warp.h"
+#include "sm/warp_scheduler/warp_scheduler.h"
+
+namespace gpumux {
+
+class WarpSm final : public SmModule {
+ public:
+  /// Builds one warp scheduler; the SM fills capacity and ready_queue_size of the setup. top/ passes
+  /// one that creates sm.warp.scheduler from the registry (sm/warp_scheduler/registry.h).
+  using SchedulerFactory = std::function<std::unique_ptr<WarpScheduler>(const WarpSchedulerSetup&)>;
+
+  /// Global loads and stores, context save and restore traffic (TLM-2.0 reads and writes).
+  tlm_utils::simple_initiator_socket<WarpSm> memory_socket;
+
+  /// InputError when the GPU's warp section cannot run (a unit without lanes, no scheduler).
+  WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, TbCompletionListener& listener,
+         const SchedulerFactory& make_scheduler);
+
+  // SmPort.
+  [[nodiscard]] bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const override;
+  /// InputError naming the kernel when it has no program.
+  void start_tb(const TbLaunch& launch) override;
+  void save_context() override;
+  [[nodiscard]] const SmUsage& usage() const override { return usage_; }
+
+  // SmModule.
+  [[nodiscard]] tlm::tlm_initiator_socket<>& memory_initiator() override { return memory_socket; }
+  [[nodiscard]] SmId id() const override { return id_; }
+  [[nodiscard]] TimePs busy_ps() const override;
+  [[nodiscard]] std::uint64_t tbs_completed() const override { return tbs_completed_; }
+  [[nodiscard]] const int& traced_resident_tbs() const override { return traced_resident_tbs_; }
+  /// Statistics up to the SM's latest activation.
+  [[nodiscard]] WarpSmStats warp_stats() const override { return stats_; }
+
+  /// Active warps (resident, not finished, not being restored), for the VCD (Awatramani Fig. 3.11).
+  [[nodiscard]] const int& traced_active_warps() const { return traced_active_warps_; }
+  /// Warp instructions issued at the SM's latest activation (holds its value over skipped cycles).
+  [[nodiscard]] const int& traced_issued() const { return traced_issued_; }
+
+ private:
+  enum class TbState : std::uint8_t {
+    kFree,
+    kRestoring,  ///< its context is being read back
+    kRunning,    ///< some warp not done
+    kFinishing,  ///< every warp done; completes at complete_cycle (memory requests draining)
+  };
+  struct ResidentTb {
+    TbState state = TbState::kFree;
+    KernelId kernel{};
+    std::uint32_t tb = 0;
+    TbFootprint footprint{};
+    TimePs start_ps = 0;
+    std::uint64_t sequence = 0;        ///< start order: deterministic tie-break
+    std::vector<std::uint32_t> warps;  ///< SM warp slots, in warp order
+    std::uint32_t running_warps = 0;   ///< not done
+    std::uint64_t done_cycle = 0;      ///< latest done cycle of its warps
+    TimePs memory_done_ps = 0;         ///< latest completion of its memory requests
+    std::uint64_t complete_cycle = 0;  ///< kFinishing: when it completes
+    std::uint64_t restored_cycle = 0;  ///< kRestoring: cycle its context is back (all ones: not yet known)
+    bool restore_saved = false;        ///< kRestoring: a context save waits for this restore
+  };
+  /// A long-latency wait that ends at `cycle` (ordered by cycle, then warp age).
+  struct WaitEnd {
+    std::uint64_t cycle = 0;
+    std::uint64_t age = 0;
+    std::uint32_t slot = 0;
+    bool operator>(const WaitEnd& o) const { return cycle != o.cycle ? cycle > o.cycle : age > o.age; }
+  };
+  enum IdleCause : std::uint8_t { kIdleNoWarp, kIdleOther, kIdleMemory, kIdleBarrier };
+
+  /// The WarpQuery a scheduler sees: its own slots, at the cycle being decided.
+  class SchedulerView final : public WarpQuery {
+   public:
+    SchedulerView(const WarpSm& sm, std::uint32_t scheduler) : sm_(sm), scheduler_(scheduler) {}
+    [[nodiscard]] bool can_issue(WarpSlot warp) const override;
+    [[nodiscard]] std::uint32_t phase_distance(WarpSlot warp) const override;
+    [[nodiscard]] std::uint32_t phase_length(WarpSlot warp) const override;
+
+   private:
+    [[nodiscard]] const Warp& warp(WarpSlot slot) const;
+    const WarpSm& sm_;
+    std::uint32_t scheduler_;
+  };
+
+  // The method process and its parts.
+  void activate();
+  void complete_due(std::uint64_t cycle);
+  void activate_restored(std::uint64_t cycle);
+  void deliver_wait_ends(std::uint64_t cycle);
+  void issue_slot(std::uint32_t scheduler, std::uint64_t cycle);
+  void issue(std::uint32_t slot, std::uint64_t cycle);
+  /// After an issue (or at start, resume, release): set up the warp's next instruction.
+  void prepare_next(std::uint32_t slot, std::uint64_t cycle);
+  void arrive_at_barrier(std::uint32_t slot, std::uint64_t cycle);
+  void check_barrier(std::uint32_t tb_index, std::uint32_t barrier, std::uint64_t cycle);
+  void finish_warp(std::uint32_t slot, std::uint64_t cycle);
+  void activate_warps(std::uint32_t tb_index, std::uint64_t first_cycle);
+  void release_tb(std::uint32_t tb_index);
+  void restore_done(std::uint32_t tb_index, std::uint64_t sequence, TimePs done_ps);
+  void start_save_write();
+  void finish_save();
+  /// Schedules the next activation (or none) from the current state.
+  void rearm();
+  /// Counts the issue slots of cycles [first_unaccounted_, cycle) under the current idle causes.
+  void account_to(std::uint64_t cycle);
+  void add_idle(IdleCause cause, std::uint64_t slots);
+  [[nodiscard]] IdleCause idle_cause(std::uint32_t scheduler, std::uint64_t cycle) const;
+  [[nodiscard]] bool can_issue(const Warp& w, std::uint64_t cycle) const;
+
+  // Issue grid of scheduler s: cycles c with c mod k == s mod k.
+  [[nodiscard]] std::uint64_t slot_at_or_after(std::uint32_t scheduler, std::uint64_t cycle) const;
+  [[nodiscard]] std::uint64_t slots_before(std::uint32_t scheduler, std::uint64_t cycle) const;
+  [[nodiscard]] std::uint32_t scheduler_of(std::uint32_t slot) const { return slot % num_schedulers_; }
+  [[nodiscard]] WarpSlot local_slot(std::uint32_t slot) const { return slot / num_schedulers_; }
+  [[nodiscard]] ExecutionUnit& unit(UnitKind kind) { return units_[static_cast<std::size_t>(kind)]; }
+  [[nodiscard]] const ExecutionUnit& unit(UnitKind kind) const {
+    return units_[static_cast<std::size_t>(kind)];
+  }
+  [[nodiscard]] std::uint64_t unit_free(UnitKind kind) const {
+    return kind == UnitKind::kNone ? 0 : unit(kind).free_cycle();
+  }
+  void set_active_warps(int n);
+  [[nodiscard]] static TimePs now_ps();
+
+  SmId id_;
+  const SmResources& limits_;
+  TbCompletionListener& listener_;
+  CoreClock clock_;
+  std::uint32_t warp_size_;
+  std::uint32_t num_schedulers_;
+  std::uint32_t issue_interval_;
+  std::uint32_t shared_latency_;
+  std::uint32_t segment_bytes_;
+  std::vector<ExecutionUnit> units_;  ///< by UnitKind (kAlu, kSfu, kLoadStore)
+  std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
+  std::vector<SchedulerView> views_;
+  std::vector<IdleCause> idle_causes_;       ///< per scheduler, for the cycles until the next activation
+  std::vector<std::uint64_t> earliest_;      ///< rearm(): per scheduler, scratch
+  std::vector<std::uint8_t> waiting_flags_;  ///< rearm(): per scheduler, scratch
+  std::vector<const program::Program*> checked_programs_;
+
+  std::vector<Warp> warps_;      ///< by SM warp slot
+  std::vector<ResidentTb> tbs_;  ///< by resident-TB index (max_thread_blocks entries)
+  std::priority_queue<WaitEnd, std::vector<WaitEnd>, std::greater<>> wait_ends_;
+  std::uint64_t next_age_ = 0;
+  std::uint64_t next_sequence_ = 0;
+
+  SmUsage usage_;
+  std::uint32_t shared_memory_capacity_ = 0;  ///< carve-out chosen by the first resident TB
+  int active_warps_ = 0;
+  int traced_active_warps_ = 0;
+  int traced_issued_ = 0;
+  int traced_resident_tbs_ = 0;
+  std::uint64_t tbs_completed_ = 0;
+  TimePs busy_since_ps_ = 0;
+  TimePs busy_total_ps_ = 0;
+  WarpSmStats stats_;
+
+  // Activation bookkeeping.
+  sc_core::sc_event wake_;
+  std::uint64_t wake_cycle_ = ~std::uint64_t{0};  ///< pending activation (none: all ones)
+  std::uint64_t first_unprocessed_ = 0;           ///< cycles before it have been handled
+  std::uint64_t first_unaccounted_ = 0;           ///< issue slots before it have been counted
+  bool in_activation_ = false;
+  std::uint64_t decision_cycle_ = 0;  ///< the cycle SchedulerView::can_issue answers for
+
+  WarpMemoryPort memory_;
+  // Context switch.
+  ContextMover mover_;
+  bool saving_ = false;  ///< from save_context() to on_context_saved
+  std::uint32_t restores_to_save_ = 0;
+  TimePs save_ready_ps_ = 0;  ///< every request and result back, every restore in progress done
+  std::uint64_t saving_bytes_ = 0;
+  sc_core::sc_event save_write_;
+  sc_core::sc_event save_done_;
+};
+
+}  // namespace gpumux

@@ -1,0 +1,639 @@
+// The warp-level SM (sm/warp/warp_sm.h, issue 10 item 4) on its own: one WarpSm, a real memory
+// controller, a listener that records completions and saves, and a script thread that starts
+// thread blocks and context switches. Programs are built in code. Every figure below is worked out
+// by hand in the comments.
+//
+// Configuration, chosen so every time is a whole number of nanoseconds:
+//   core clock 1000 MHz: cycle c begins at c ns. A thread block started at 0 ns issues from cycle 1.
+//   2 warp schedulers, one instruction every 2 cycles each, staggered: scheduler 0 (even warp
+//   slots) issues in even cycles, scheduler 1 (odd slots) in odd cycles.
+//   ALU: 32 lanes (one warp instruction per cycle), latency 4. SFU: 4 lanes (8 cycles per warp),
+//   latency 8. Load/store: 32 units, latency 2. Shared memory: 10 cycles. Segments of 128 B.
+//   Memory: 128 GB/s (128 B take 1 ns), 100 ns latency. One SM: context traffic at the full
+//   bandwidth, in 4 KB bursts.
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "core/error.h"
+#include "core/kernel_desc.h"
+#include "core/processes.h"
+#include "core/tlm_quantum.h"
+#include "mem/memory_controller.h"
+#include "sm/occupancy.h"
+#include "sm/warp/warp_sm.h"
+#include "top/simulation.h"
+
+namespace gpumux {
+namespace {
+
+using program::Access;
+using program::Instruction;
+using program::Op;
+using program::Program;
+using program::Reg;
+
+constexpr TimePs kNs = 1000;
+
+GpuConfig test_gpu() {
+  GpuConfig gpu;
+  gpu.name = "warp-test";
+  gpu.num_sms = 1;
+  gpu.core_clock_mhz = 1000;
+  gpu.warp_size = 32;
+  gpu.sm.registers = 32768;
+  gpu.sm.max_threads = 1536;
+  gpu.sm.max_thread_blocks = 8;
+  gpu.sm.max_warps = 48;
+  gpu.sm.shared_memory_configs = {49152};
+  gpu.sm.max_resident_kernels = 8;
+  gpu.memory = {128.0, 100.0};
+  gpu.context_switch.per_sm_share = true;
+  gpu.context_switch.burst_bytes = 4096;
+  gpu.sm_model = SmModel::kWarp;
+  gpu.warp.schedulers = 2;
+  gpu.warp.issue_interval_cycles = 2;
+  gpu.warp.ready_queue_size = 6;
+  gpu.warp.alu = {32, 4};
+  gpu.warp.sfu = {4, 8};
+  gpu.warp.load_store = {32, 2};
+  gpu.warp.shared_memory_latency_cycles = 10;
+  gpu.warp.memory_segment_bytes = 128;
+  return gpu;
+}
+
+// ---- Programs built in code ---------------------------------------------------------------------
+
+Instruction alu(Reg write, std::vector<Reg> reads = {}) {
+  Instruction i;
+  i.op = Op::kAlu;
+  i.write = write;
+  i.reads = std::move(reads);
+  return i;
+}
+
+Instruction sfu(Reg write, std::vector<Reg> reads = {}) {
+  Instruction i = alu(write, std::move(reads));
+  i.op = Op::kSfu;
+  return i;
+}
+
+Instruction global_load(Reg write, std::uint32_t bytes, Access access = Access::kCoalesced) {
+  Instruction i;
+  i.op = Op::kGlobalLoad;
+  i.write = write;
+  i.bytes = bytes;
+  i.access = access;
+  return i;
+}
+
+Instruction global_store(Reg data, std::uint32_t bytes, Access access = Access::kCoalesced) {
+  Instruction i;
+  i.op = Op::kGlobalStore;
+  i.reads = {data};
+  i.bytes = bytes;
+  i.access = access;
+  return i;
+}
+
+Instruction barrier() {
+  Instruction i;
+  i.op = Op::kBarrier;
+  return i;
+}
+
+Instruction loop_back(std::uint32_t target, std::vector<std::uint32_t> trips, std::uint8_t depth = 0) {
+  Instruction i;
+  i.op = Op::kLoopBack;
+  i.target = target;
+  i.depth = depth;
+  i.trip_counts = std::move(trips);
+  return i;
+}
+
+std::shared_ptr<const Program> make_program(std::vector<Instruction> code) {
+  auto p = std::make_shared<Program>();
+  p->code = std::move(code);
+  p->source = "warp_sm_test";
+  for (const Instruction& i : p->code) {
+    for (const Reg r : i.reads) p->registers = std::max<std::uint32_t>(p->registers, r + 1U);
+    if (i.write != program::kNoReg) p->registers = std::max<std::uint32_t>(p->registers, i.write + 1U);
+    if (i.op == Op::kLoopBack) p->loop_depth = std::max<std::uint32_t>(p->loop_depth, i.depth + 1U);
+  }
+  return p;
+}
+
+std::shared_ptr<KernelDesc> kernel(const std::string& name, std::uint32_t warps,
+                                   std::shared_ptr<const Program> program) {
+  auto k = std::make_shared<KernelDesc>();
+  k->name = name;
+  k->library = "test";
+  k->thread_blocks = 16;
+  k->threads_per_tb = warps * 32;
+  k->registers_per_tb = warps * 32 * 16;  // 16 registers per thread
+  k->shared_memory_per_tb = 1024;
+  k->program = std::move(program);
+  return k;
+}
+
+TbLaunch launch_of(const KernelDesc& k, std::uint32_t tb) {
+  TbLaunch l;
+  l.kernel = KernelId{0};
+  l.desc = &k;
+  l.tb = tb;
+  l.footprint = footprint_of(k, 32);
+  l.shared_memory_config = 49152;
+  return l;
+}
+
+// ---- A trivial warp scheduler (oldest ready warp first), standing in for the registry's ---------
+
+struct SchedulerLog {
+  std::uint64_t waits = 0;
+  std::uint64_t dones = 0;
+};
+
+class OldestFirst final : public WarpScheduler {
+ public:
+  OldestFirst(const WarpSchedulerSetup& setup, SchedulerLog& log)
+      : resident_(setup.capacity, 0), age_(setup.capacity, 0), log_(log) {}
+  [[nodiscard]] std::string name() const override { return "test-oldest-first"; }
+  void add_warp(WarpSlot w, std::uint64_t age, const WarpQuery& /*query*/) override {
+    if (resident_.at(w) != 0) throw std::logic_error("add_warp: slot already resident");
+    resident_[w] = 1;
+    age_[w] = age;
+  }
+  void remove_warp(WarpSlot w) override {
+    require(w);
+    resident_[w] = 0;
+  }
+  void long_latency_wait(WarpSlot w) override {
+    require(w);
+    ++log_.waits;
+  }
+  void long_latency_done(WarpSlot w, const WarpQuery& /*query*/) override {
+    require(w);
+    ++log_.dones;
+  }
+  [[nodiscard]] std::optional<WarpSlot> select(const WarpQuery& query) override {
+    std::optional<WarpSlot> best;
+    for (WarpSlot w = 0; w < resident_.size(); ++w) {
+      if (resident_[w] == 0 || !query.can_issue(w)) continue;
+      if (!best || age_[w] < age_[*best]) best = w;
+    }
+    return best;
+  }
+  void issued(WarpSlot w) override { require(w); }
+
+ private:
+  void require(WarpSlot w) const {
+    if (resident_.at(w) == 0) throw std::logic_error("warp slot not resident");
+  }
+  std::vector<std::uint8_t> resident_;
+  std::vector<std::uint64_t> age_;
+  SchedulerLog& log_;
+};
+
+// ---- The testbench --------------------------------------------------------------------------------
+
+/// Records completions and saves with their times; the script waits on its events.
+class Recorder final : public TbCompletionListener {
+ public:
+  void on_tb_complete(SmId /*sm*/, KernelId /*kernel*/, std::uint32_t tb, TimePs start_ps) override {
+    events["done tb" + std::to_string(tb)] = now() / kNs;
+    events["start tb" + std::to_string(tb)] = start_ps / kNs;
+    ++completions;
+    changed.notify(sc_core::SC_ZERO_TIME);
+  }
+  void on_context_saved(SmId /*sm*/, const std::vector<PreemptedTb>& tbs, std::uint64_t bytes) override {
+    events["saved"] = now() / kNs;
+    events["saved bytes"] = bytes;
+    saved = tbs;
+    ++saves;
+    changed.notify(sc_core::SC_ZERO_TIME);
+  }
+  void wait_for_completions(std::uint32_t n) const {
+    while (completions < n) sc_core::wait(changed);
+  }
+  void wait_for_save() const {
+    while (saves == 0) sc_core::wait(changed);
+  }
+
+  nlohmann::json events = nlohmann::json::object();
+  std::vector<PreemptedTb> saved;
+  std::uint32_t completions = 0;
+  std::uint32_t saves = 0;
+  sc_core::sc_event changed;
+
+ private:
+  static TimePs now() { return sc_core::sc_time_stamp().value(); }
+};
+
+void wait_until(TimePs at_ps) {
+  sc_core::wait(sc_core::sc_time::from_value(at_ps - sc_core::sc_time_stamp().value()));
+}
+
+nlohmann::json resume_json(const std::vector<PreemptedTb>& saved) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const PreemptedTb& p : saved) {
+    nlohmann::json warps = nlohmann::json::array();
+    for (const WarpResume& w : p.resume.warps) {
+      warps.push_back(
+          {{"pc", w.pc}, {"loops", w.loop_counters}, {"barriers", w.barriers_passed}, {"done", w.done}});
+    }
+    out.push_back({{"tb", p.tb}, {"warps", warps}});
+  }
+  return out;
+}
+
+using Script = std::function<void(WarpSm&, Recorder&, nlohmann::json&)>;
+
+/// One elaboration: a WarpSm of `gpu` bound to a memory controller; `script` runs in a thread at
+/// time zero. Returns events, statistics, the SM's usage at the end and the controller's figures,
+/// or the error that stopped the simulation.
+nlohmann::json run_scenario(const GpuConfig& gpu, const Script& script) {
+  return run_in_child(
+      [&] {
+        sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+        set_global_quantum();
+        Recorder recorder;
+        SchedulerLog log;
+        auto memory = std::make_unique<MemoryController>("memory", gpu.memory);
+        nlohmann::json out;
+        std::unique_ptr<WarpSm> sm;
+        try {
+          sm = std::make_unique<WarpSm>("sm_0", SmId{0}, gpu, recorder, [&](const WarpSchedulerSetup& setup) {
+            return std::make_unique<OldestFirst>(setup, log);
+          });
+        } catch (const std::exception& e) {
+          out["error"] = e.what();
+          return out;
+        }
+        sm->memory_socket.bind(memory->socket);
+        spawn_thread("script", [&] { script(*sm, recorder, out); });
+        sc_core::sc_start();
+        if (process_failure()) {
+          try {
+            std::rethrow_exception(process_failure());
+          } catch (const std::exception& e) {
+            out["error"] = e.what();
+          }
+        }
+        const WarpSmStats s = sm->warp_stats();
+        out["events"] = recorder.events;
+        out["saved"] = resume_json(recorder.saved);
+        out["stats"] = {{"instructions", s.instructions},
+                        {"cycles", s.cycles},
+                        {"scheduler_cycles", s.scheduler_cycles},
+                        {"idle_memory", s.idle_memory},
+                        {"idle_barrier", s.idle_barrier},
+                        {"idle_no_warp", s.idle_no_warp},
+                        {"idle_other", s.idle_other},
+                        {"alu_busy_cycles", s.alu_busy_cycles},
+                        {"memory_unit_busy_cycles", s.memory_unit_busy_cycles},
+                        {"memory_requests", s.memory_requests}};
+        out["usage_empty"] = sm->usage().empty();
+        out["resident_tbs"] = sm->traced_resident_tbs();
+        out["active_warps"] = sm->traced_active_warps();
+        out["tbs_completed"] = sm->tbs_completed();
+        out["busy_ns"] = sm->busy_ps() / kNs;
+        out["transactions"] = memory->transactions();
+        out["memory_bytes"] = memory->channel().bytes();
+        out["scheduler_waits"] = log.waits;
+        out["scheduler_dones"] = log.dones;
+        return out;
+      },
+      120);
+}
+
+/// Runs `k`'s thread block 0 alone from 0 ns to its completion.
+nlohmann::json run_alone(const std::shared_ptr<KernelDesc>& k, const GpuConfig& gpu = test_gpu()) {
+  return run_scenario(gpu, [k](WarpSm& sm, Recorder& rec, nlohmann::json& /*out*/) {
+    sm.start_tb(launch_of(*k, 0));
+    rec.wait_for_completions(1);
+  });
+}
+
+/// What every run must satisfy: no error, every issue slot counted once, resources back to zero.
+void expect_clean(const nlohmann::json& r) {
+  ASSERT_FALSE(r.contains("error")) << r["error"];
+  const auto& s = r["stats"];
+  EXPECT_EQ(s["scheduler_cycles"].get<std::uint64_t>(),
+            s["instructions"].get<std::uint64_t>() + s["idle_memory"].get<std::uint64_t>() +
+                s["idle_barrier"].get<std::uint64_t>() + s["idle_no_warp"].get<std::uint64_t>() +
+                s["idle_other"].get<std::uint64_t>())
+      << s;
+  EXPECT_TRUE(r["usage_empty"].get<bool>());
+  EXPECT_EQ(r["resident_tbs"], 0);
+  EXPECT_EQ(r["active_warps"], 0);
+  if (r["saved"].empty()) {
+    EXPECT_EQ(r["scheduler_waits"], r["scheduler_dones"]) << "every long-latency wait ended";
+  } else {  // a context save removes waiting warps from their scheduler instead
+    EXPECT_GE(r["scheduler_waits"].get<std::uint64_t>(), r["scheduler_dones"].get<std::uint64_t>());
+  }
+}
+
+std::vector<Instruction> independent_alus(std::uint32_t n) {
+  std::vector<Instruction> code;
+  for (std::uint32_t i = 0; i < n; ++i) code.push_back(alu(static_cast<Reg>(i % 20)));
+  return code;
+}
+
+// ---- Issue and the scoreboard ---------------------------------------------------------------------
+
+// One warp (slot 0, scheduler 0) issues 50 independent ALU instructions in even cycles 2, 4, .., 100
+// (one every issue interval); the last result is ready at 100 + 4 = 104 ns. Scheduler 1 has no warp:
+// its slots are idle for lack of warps.
+TEST(WarpSm, PureAluWarpIssuesOnceEveryIssueInterval) {
+  const nlohmann::json r = run_alone(kernel("alu", 1, make_program(independent_alus(50))));
+  expect_clean(r);
+  EXPECT_EQ(r["events"]["done tb0"], 104);
+  EXPECT_EQ(r["stats"]["instructions"], 50);
+  EXPECT_EQ(r["stats"]["alu_busy_cycles"], 50);
+  EXPECT_GT(r["stats"]["idle_no_warp"].get<std::uint64_t>(), 40U);
+  EXPECT_EQ(r["stats"]["idle_memory"], 0);
+  EXPECT_EQ(r["tbs_completed"], 1);
+  EXPECT_EQ(r["busy_ns"], 104);
+}
+
+// Four warps, two per scheduler: the SM issues one instruction per cycle. Scheduler 1 issues its
+// 100 instructions in odd cycles 1 .. 199, scheduler 0 in even cycles 2 .. 200; done at 204 ns.
+TEST(WarpSm, TwoStaggeredSchedulersIssueOneInstructionPerCycle) {
+  const nlohmann::json r = run_alone(kernel("alu4", 4, make_program(independent_alus(50))));
+  expect_clean(r);
+  EXPECT_EQ(r["events"]["done tb0"], 204);
+  EXPECT_EQ(r["stats"]["instructions"], 200);
+  // Every slot from the first issue on was used: only cycle 0's slot (the TB arrived at 0 ns and
+  // issues from cycle 1) and the slots while the last results drain are idle.
+  EXPECT_LE(r["stats"]["idle_other"].get<std::uint64_t>(), 5U);
+}
+
+// A chain of 20 dependent ALU instructions is latency-bound: instruction i issues at 2 + 4 i (its
+// operand is ready 4 cycles after the previous one issued, an even cycle, scheduler 0's grid); the
+// last result is ready at 2 + 4 * 19 + 4 = 82 ns.
+TEST(WarpSm, DependentChainWaitsForEachResult) {
+  std::vector<Instruction> code = {alu(0)};
+  for (Reg i = 1; i < 20; ++i) code.push_back(alu(static_cast<Reg>(i % 2), {static_cast<Reg>((i - 1) % 2)}));
+  const nlohmann::json r = run_alone(kernel("chain", 1, make_program(code)));
+  expect_clean(r);
+  EXPECT_EQ(r["events"]["done tb0"], 82);
+  EXPECT_EQ(r["stats"]["instructions"], 20);
+  // Scheduler 0's slots 0 .. 78 (40) while the warp is active, 20 of them issuing; the other 20
+  // lost to operands not ready. Scheduler 1 has no warp.
+  EXPECT_EQ(r["stats"]["idle_other"], 20);
+  EXPECT_EQ(r["stats"]["idle_no_warp"], 39);
+}
+
+// Four SFU instructions, independent: the 4 SFUs take a warp in 8 cycles, so they issue at 2, 10,
+// 18, 26; the last result is ready at 26 + 8 = 34 ns.
+TEST(WarpSm, NarrowUnitLimitsIssue) {
+  const nlohmann::json r = run_alone(kernel("sfu", 1, make_program({sfu(0), sfu(1), sfu(2), sfu(3)})));
+  expect_clean(r);
+  EXPECT_EQ(r["events"]["done tb0"], 34);
+}
+
+// ---- Global memory --------------------------------------------------------------------------------
+
+// A load at cycle 2 (2 ns): 128 B served 2-3 ns, data back 100 ns later at 103 ns. The dependent ALU
+// instruction issues in scheduler 0's first slot from there, 104, and its result is ready at 108.
+// Meanwhile scheduler 0's slots are lost waiting on memory, and the scheduler was told.
+TEST(WarpSm, DependentInstructionWaitsForTheLoad) {
+  const nlohmann::json r = run_alone(kernel("load", 1, make_program({global_load(0, 128), alu(1, {0})})));
+  expect_clean(r);
+  EXPECT_EQ(r["events"]["done tb0"], 108);
+  EXPECT_EQ(r["transactions"], 1);
+  EXPECT_EQ(r["memory_bytes"], 128);
+  EXPECT_EQ(r["stats"]["memory_requests"], 1);
+  EXPECT_GE(r["stats"]["idle_memory"].get<std::uint64_t>(), 49U);  // even cycles 4 .. 102
+  EXPECT_EQ(r["scheduler_waits"], 1);
+}
+
+// Coalesced bytes are rounded up to 128-byte segments (130 B -> 256 B: 2 ns of service, data at
+// 2 + 2 + 100 = 104, ALU at 104, done 108); a scattered access moves one segment per thread
+// (32 x 128 B = 4 KB: 32 ns, data at 134, ALU at 134, done 138).
+TEST(WarpSm, CoalescedAndScatteredAccessesMoveWholeSegments) {
+  const nlohmann::json coalesced =
+      run_alone(kernel("coalesced", 1, make_program({global_load(0, 130), alu(1, {0})})));
+  expect_clean(coalesced);
+  EXPECT_EQ(coalesced["memory_bytes"], 256);
+  EXPECT_EQ(coalesced["events"]["done tb0"], 108);
+  const nlohmann::json scattered =
+      run_alone(kernel("scattered", 1, make_program({global_load(0, 128, Access::kScattered), alu(1, {0})})));
+  expect_clean(scattered);
+  EXPECT_EQ(scattered["memory_bytes"], 4096);
+  EXPECT_EQ(scattered["events"]["done tb0"], 138);
+}
+
+// Two warps overlap their memory latency. Warp 1 (scheduler 1) loads at cycle 1 (served 1-2 ns, data
+// at 102), warp 0 at cycle 2 (served 2-3, data at 103). Warp 1's ALU issues at 103 (odd), warp 0's
+// at 104; done at 108 - the single warp's time, not twice it.
+TEST(WarpSm, TwoWarpsOverlapMemoryLatency) {
+  const nlohmann::json r = run_alone(kernel("load2", 2, make_program({global_load(0, 128), alu(1, {0})})));
+  expect_clean(r);
+  EXPECT_EQ(r["events"]["done tb0"], 108);
+  EXPECT_EQ(r["transactions"], 2);
+}
+
+// Stores are posted: the store issues at 6 (its data r0 is ready 2 + 4 cycles after the first ALU
+// instruction), the warp goes on (ALU at 8, result at 12), but the thread block completes only when
+// the store's 4 KB (scattered) have been taken by the channel: 6 + 32 = 38 ns.
+TEST(WarpSm, ThreadBlockWaitsForItsStores) {
+  const nlohmann::json r =
+      run_alone(kernel("store", 1, make_program({alu(0), global_store(0, 128, Access::kScattered), alu(1)})));
+  expect_clean(r);
+  EXPECT_EQ(r["events"]["done tb0"], 38);
+  EXPECT_EQ(r["memory_bytes"], 4096);
+}
+
+// ---- Barriers and thread-block completion -----------------------------------------------------------
+
+// Warp 0 loops 10 times over {alu r0; loop-back}, warp 1 once, then both meet at a barrier and run
+// one ALU instruction reading r0.
+//   Warp 1 (odd cycles): alu at 1, loop-back at 3, arrives at the barrier and waits.
+//   Warp 0 (even cycles): alu at 2 + 4i (WAW on r0, latency 4), loop-back at 4 + 4i, i = 0..9; the
+//   last loop-back at 40, arrival at 40: both released, ready at 41.
+//   Barrier issues: warp 1 at 41, warp 0 at 42; the ALUs: warp 1 at 43, warp 0 at 44 (r0 of its
+//   last alu at 38 is ready at 42). Done: 44 + 4 = 48 ns. Instructions: 22 + 4 = 26.
+std::shared_ptr<KernelDesc> barrier_kernel() {
+  return kernel("barrier", 2, make_program({alu(0), loop_back(0, {10, 1}), barrier(), alu(1, {0})}));
+}
+
+TEST(WarpSm, BarrierHoldsWarpsUntilAllArrive) {
+  const nlohmann::json r = run_alone(barrier_kernel());
+  expect_clean(r);
+  EXPECT_EQ(r["events"]["done tb0"], 48);
+  EXPECT_EQ(r["stats"]["instructions"], 26);
+  // Scheduler 1's slots 5 .. 39 (18 of them) while warp 1 waits at the barrier.
+  EXPECT_EQ(r["stats"]["idle_barrier"], 18);
+}
+
+// Without the barrier, warp 1 finishes at cycle 5 (loop-back at 3 plus its alu's result at 1 + 4)
+// but the thread block completes only with warp 0: last alu at 38, result at 42. In between one
+// warp is active.
+TEST(WarpSm, ThreadBlockCompletesWhenItsLastWarpIsDone) {
+  const auto k = kernel("tail", 2, make_program({alu(0), loop_back(0, {10, 1})}));
+  const nlohmann::json r = run_scenario(test_gpu(), [k](WarpSm& sm, Recorder& rec, nlohmann::json& out) {
+    sm.start_tb(launch_of(*k, 0));
+    out["active_at_0"] = sm.traced_active_warps();
+    wait_until(20 * kNs);
+    out["active_at_20"] = sm.traced_active_warps();
+    out["resident_at_20"] = sm.traced_resident_tbs();
+    rec.wait_for_completions(1);
+  });
+  expect_clean(r);
+  EXPECT_EQ(r["active_at_0"], 2);
+  EXPECT_EQ(r["active_at_20"], 1);
+  EXPECT_EQ(r["resident_at_20"], 1);
+  EXPECT_EQ(r["events"]["done tb0"], 42);
+  EXPECT_EQ(r["stats"]["instructions"], 22);
+}
+
+// Two thread blocks; a third starts when the first completes and fits in the freed slots.
+TEST(WarpSm, ResourcesReturnToZero) {
+  const auto k = kernel("many", 8, make_program({global_load(0, 256), alu(1, {0}), global_store(1, 256)}));
+  const nlohmann::json r = run_scenario(test_gpu(), [k](WarpSm& sm, Recorder& rec, nlohmann::json& out) {
+    sm.start_tb(launch_of(*k, 0));
+    sm.start_tb(launch_of(*k, 1));
+    out["usage_warps"] = sm.usage().warps;
+    rec.wait_for_completions(1);
+    sm.start_tb(launch_of(*k, 2));
+    rec.wait_for_completions(3);
+  });
+  expect_clean(r);
+  EXPECT_EQ(r["usage_warps"], 16);
+  EXPECT_EQ(r["tbs_completed"], 3);
+  EXPECT_EQ(r["stats"]["instructions"], 3 * 8 * 3);
+  EXPECT_EQ(r["transactions"], 3 * 8 * 2);
+}
+
+// ---- Context switch ---------------------------------------------------------------------------------
+
+// A loop of 50 x {alu r0; alu r1 <- r0; loop-back} in two warps: 150 instructions each. A save at
+// 100 ns stops both mid-loop; the context (2 warps x 32 threads x 16 registers x 4 B + 1 KB shared)
+// goes to memory; the thread block is re-issued with its WarpResume, restores its context and runs
+// only what it had left: 300 instructions in all.
+TEST(WarpSm, ContextSaveAndResumeConserveInstructions) {
+  const auto k = kernel("loop", 2, make_program({alu(0), alu(1, {0}), loop_back(0, {50})}));
+  const nlohmann::json r = run_scenario(test_gpu(), [k](WarpSm& sm, Recorder& rec, nlohmann::json& out) {
+    sm.start_tb(launch_of(*k, 0));
+    wait_until(100 * kNs);
+    sm.save_context();
+    out["fits_while_saving"] = sm.fits(footprint_of(*k, 32), 49152);
+    rec.wait_for_save();
+    out["instructions_at_save"] = sm.warp_stats().instructions;
+    out["usage_after_save_empty"] = sm.usage().empty();
+    TbLaunch again = launch_of(*k, 0);
+    again.resumed = true;
+    again.resume = rec.saved.at(0).resume;
+    again.restore_bytes =
+        ContextMover::bytes_per_tb(again.footprint.registers, again.footprint.shared_memory);
+    sm.start_tb(again);
+    rec.wait_for_completions(1);
+  });
+  expect_clean(r);
+  EXPECT_FALSE(r["fits_while_saving"].get<bool>());
+  EXPECT_TRUE(r["usage_after_save_empty"].get<bool>());
+  EXPECT_EQ(r["events"]["saved bytes"], 2 * 32 * 16 * 4 + 1024);
+  ASSERT_EQ(r["saved"].size(), 1U);
+  const auto& warps = r["saved"][0]["warps"];
+  ASSERT_EQ(warps.size(), 2U);
+  for (const auto& w : warps) {
+    EXPECT_FALSE(w["done"].get<bool>());
+    EXPECT_GT(w["loops"][0].get<std::uint32_t>(), 10U) << w;  // ~100 cycles of 3 instructions per 8
+    EXPECT_LT(w["loops"][0].get<std::uint32_t>(), 50U) << w;
+  }
+  const auto at_save = r["instructions_at_save"].get<std::uint64_t>();
+  EXPECT_GT(at_save, 50U);
+  EXPECT_LT(at_save, 300U);
+  EXPECT_EQ(r["stats"]["instructions"], 300) << "the resumed warps ran only what was left";
+  EXPECT_GT(r["events"]["done tb0"].get<std::uint64_t>(), r["events"]["saved"].get<std::uint64_t>());
+}
+
+// The save waits for a load in flight: the scattered 4 KB load issued at 2 ns (served 2-34 ns) has
+// its data back at 134 ns; only then is the 3 KB context (32 threads x 16 registers x 4 B + 1 KB
+// shared) written: one burst, sent once the SM's share (all 128 GB/s here) has carried it, at
+// 134 + 24 = 158 ns, taken by the channel at 182 ns. The resumed warp continues at its ALU
+// instruction (pc 1) and does not load again.
+TEST(WarpSm, SaveWaitsForMemoryInFlight) {
+  const auto k = kernel("inflight", 1, make_program({global_load(0, 128, Access::kScattered), alu(1, {0})}));
+  const nlohmann::json r = run_scenario(test_gpu(), [k](WarpSm& sm, Recorder& rec, nlohmann::json& /*out*/) {
+    sm.start_tb(launch_of(*k, 0));
+    wait_until(5 * kNs);
+    sm.save_context();
+    rec.wait_for_save();
+    TbLaunch again = launch_of(*k, 0);
+    again.resumed = true;
+    again.resume = rec.saved.at(0).resume;
+    again.restore_bytes = 1024;
+    sm.start_tb(again);
+    rec.wait_for_completions(1);
+  });
+  expect_clean(r);
+  EXPECT_EQ(r["events"]["saved"], 182);
+  EXPECT_EQ(r["events"]["saved bytes"], 3072);
+  EXPECT_EQ(r["saved"][0]["warps"][0]["pc"], 1);
+  EXPECT_EQ(r["stats"]["instructions"], 2);
+  EXPECT_EQ(r["stats"]["memory_requests"], 1);
+}
+
+// A save while warp 1 waits at the barrier and warp 0 loops (20 ns): warp 1 is saved at the barrier
+// (pc 2, no barrier passed); after the restore both meet there again and the run ends with the same
+// 26 instructions as without the switch.
+TEST(WarpSm, SaveAtABarrierResumesAtIt) {
+  const auto k = barrier_kernel();
+  const nlohmann::json r = run_scenario(test_gpu(), [k](WarpSm& sm, Recorder& rec, nlohmann::json& /*out*/) {
+    sm.start_tb(launch_of(*k, 0));
+    wait_until(20 * kNs);
+    sm.save_context();
+    rec.wait_for_save();
+    TbLaunch again = launch_of(*k, 0);
+    again.resumed = true;
+    again.resume = rec.saved.at(0).resume;
+    again.restore_bytes = 4096;
+    sm.start_tb(again);
+    rec.wait_for_completions(1);
+  });
+  expect_clean(r);
+  const auto& warp1 = r["saved"][0]["warps"][1];
+  EXPECT_EQ(warp1["pc"], 2);
+  EXPECT_EQ(warp1["barriers"], 0);
+  EXPECT_EQ(r["stats"]["instructions"], 26);
+}
+
+// ---- Errors ---------------------------------------------------------------------------------------
+
+TEST(WarpSm, KernelWithoutProgramIsAnInputError) {
+  auto k = kernel("no_program_kernel", 1, nullptr);
+  k->where = SourceLocation{"kernels.yaml", 12, 5};
+  const nlohmann::json r = run_scenario(test_gpu(), [k](WarpSm& sm, Recorder& /*rec*/, nlohmann::json& out) {
+    try {
+      sm.start_tb(launch_of(*k, 0));
+    } catch (const InputError& e) {
+      out["input_error"] = e.what();
+    }
+  });
+  ASSERT_TRUE(r.contains("input_error")) << r;
+  const std::string message = r["input_error"];
+  EXPECT_NE(message.find("kernels.yaml:12:5"), std::string::npos) << message;
+  EXPECT_NE(message.find("no_program_kernel"), std::string::npos) << message;
+  EXPECT_NE(message.find("program"), std::string::npos) << message;
+}
+
+TEST(WarpSm, UnitWithoutLanesIsAnInputError) {
+  GpuConfig gpu = test_gpu();
+  gpu.warp.sfu.count = 0;
+  const nlohmann::json r = run_scenario(gpu, [](WarpSm&, Recorder&, nlohmann::json&) {});
+  ASSERT_TRUE(r.contains("error"));
+  EXPECT_NE(r["error"].get<std::string>().find("sm.warp.sfu.count"), std::string::npos) << r["error"];
+}
+
+}  // namespace
+}  // namespace gpumux
