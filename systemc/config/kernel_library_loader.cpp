@@ -10,6 +10,8 @@
 
 #include "config/limits.h"
 #include "config/yaml_reader.h"
+#include "program/phase_analysis.h"
+#include "program/program_parser.h"
 
 namespace gpumux {
 
@@ -30,7 +32,7 @@ const std::vector<std::string_view> kKernelKeys = {
     "name",           "benchmark",        "class1",
     "class2",         "launches",         "thread_blocks",
     "threads_per_tb", "registers_per_tb", "shared_memory_per_tb",
-    "tb_time",        "reference"};
+    "tb_time",        "reference",        "program"};
 const std::vector<std::string_view> kTbTimeKeys = {"mean_ns", "mean_us", "mean_cycles", "rsd_percent"};
 
 TbTimeProfile read_tb_time(const YamlNode& node, const GpuConfig& gpu) {
@@ -87,6 +89,14 @@ std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::s
     const YamlMap figures = YamlMap::any_keys(*reference);
     for (const auto& [key, value] : figures.entries()) k->reference[key] = value.as_number();
   }
+  if (const auto text = m.optional("program")) {
+    // Per-warp trip counts and barrier counts are checked over the warps of one thread block; the
+    // phase annotations use this GPU's warp-level latencies (program/phase_analysis.h).
+    const std::uint32_t warps = (k->threads_per_tb + gpu.warp_size - 1) / gpu.warp_size;
+    auto compiled = std::make_shared<program::Program>(program::compile_program(*text, warps));
+    program::analyze_phases(*compiled, program::instruction_latencies(gpu));
+    k->program = std::move(compiled);
+  }
   return k;
 }
 
@@ -131,18 +141,27 @@ std::vector<std::string> kernel_library_keys() {
 }
 
 nlohmann::json kernel_document(const KernelDesc& kernel) {
-  return {{"library", kernel.library},
-          {"name", kernel.name},
-          {"benchmark", kernel.benchmark},
-          {"class1", kernel.class1},
-          {"class2", kernel.class2},
-          {"launches", kernel.launches},
-          {"thread_blocks", kernel.thread_blocks},
-          {"threads_per_tb", kernel.threads_per_tb},
-          {"registers_per_tb", kernel.registers_per_tb},
-          {"shared_memory_per_tb", kernel.shared_memory_per_tb},
-          {"tb_time", {{"mean_ps", kernel.tb_time.mean_ps}, {"rsd_percent", kernel.tb_time.rsd_percent}}},
-          {"reference", kernel.reference}};
+  nlohmann::json document = {
+      {"library", kernel.library},
+      {"name", kernel.name},
+      {"benchmark", kernel.benchmark},
+      {"class1", kernel.class1},
+      {"class2", kernel.class2},
+      {"launches", kernel.launches},
+      {"thread_blocks", kernel.thread_blocks},
+      {"threads_per_tb", kernel.threads_per_tb},
+      {"registers_per_tb", kernel.registers_per_tb},
+      {"shared_memory_per_tb", kernel.shared_memory_per_tb},
+      {"tb_time", {{"mean_ps", kernel.tb_time.mean_ps}, {"rsd_percent", kernel.tb_time.rsd_percent}}},
+      {"reference", kernel.reference}};
+  // The program as the model sees it (canonical instruction texts), not as spelled in the file; absent
+  // without one, so the keys of TB-level kernels stay what they were.
+  if (kernel.program) {
+    nlohmann::json code = nlohmann::json::array();
+    for (const program::Instruction& in : kernel.program->code) code.push_back(program::to_text(in));
+    document["program"] = std::move(code);
+  }
+  return document;
 }
 
 }  // namespace gpumux

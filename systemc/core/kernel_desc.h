@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "core/error.h"
 #include "core/types.h"
+#include "program/program.h"
 
 namespace gpumux {
 
@@ -31,6 +33,9 @@ struct KernelDesc {
   std::string class1;
   std::string class2;
   TbTimeProfile tb_time;
+  /// One warp's instruction stream (`program:`, docs/config.md "Kernel programs"), compiled and
+  /// phase-annotated for the library's GPU; null when the library gives none (TB-level only).
+  std::shared_ptr<const program::Program> program;
   /// Published figures the model is validated against (e.g. tbs_per_sm, save_time_us), keyed as in
   /// the library file. Never read by the model itself.
   std::map<std::string, double> reference;

@@ -84,6 +84,10 @@ std::vector<YAML::Node> candidates(const YAML::Node& current) {
   YAML::Node map(YAML::NodeType::Map);
   map["other"] = "1";
   values.push_back(map);
+  // A kernel program (kernels.program): a list of instruction strings.
+  YAML::Node program(YAML::NodeType::Sequence);
+  program.push_back("alu r2 <- r0");
+  values.push_back(program);
   return values;
 }
 
