@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/yaml_reader.h"
+#include "sm/warp_scheduler/registry.h"
 
 namespace gpumux {
 
@@ -18,9 +19,25 @@ using config::YamlNode;
 
 // The keys a GPU file may hold, one list per map. The loader reads against these lists (unknown keys are
 // errors) and gpu_config_keys() lists them, so a key added here is one the cache-key test covers.
-const std::vector<std::string_view> kSmKeys = {
-    "registers",           "max_threads", "max_thread_blocks", "max_warps", "shared_memory_configs_kb",
-    "max_resident_kernels"};
+const std::vector<std::string_view> kSmKeys = {"registers",
+                                               "max_threads",
+                                               "max_thread_blocks",
+                                               "max_warps",
+                                               "shared_memory_configs_kb",
+                                               "max_resident_kernels",
+                                               "model",
+                                               "warp"};
+const std::vector<std::string_view> kWarpKeys = {"scheduler",
+                                                 "scheduler_options",
+                                                 "schedulers",
+                                                 "issue_interval_cycles",
+                                                 "ready_queue_size",
+                                                 "alu",
+                                                 "sfu",
+                                                 "load_store",
+                                                 "shared_memory_latency_cycles",
+                                                 "memory_segment_bytes"};
+const std::vector<std::string_view> kUnitKeys = {"count", "latency_cycles"};
 const std::vector<std::string_view> kMemoryKeys = {"bandwidth_gb_per_s", "latency_ns"};
 const std::vector<std::string_view> kPcieKeys = {"clock_mhz",   "lanes",      "bits_per_lane_per_cycle",
                                                  "burst_bytes", "latency_ns", "command_bytes"};
@@ -30,16 +47,19 @@ const std::vector<std::string_view> kTopKeys = {
     "name",   "sms",  "core_clock_mhz", "warp_size",      "sm",
     "memory", "pcie", "frontend",       "active_kernels", "context_switch"};
 
-/// The maps nested in a GPU file, by their key at the top level.
+/// The maps nested in a GPU file, by their dotted path.
 const std::vector<std::pair<std::string_view, const std::vector<std::string_view>*>> kSections = {
     {"sm", &kSmKeys},
+    {"sm.warp", &kWarpKeys},
+    {"sm.warp.alu", &kUnitKeys},
+    {"sm.warp.sfu", &kUnitKeys},
+    {"sm.warp.load_store", &kUnitKeys},
     {"memory", &kMemoryKeys},
     {"pcie", &kPcieKeys},
     {"frontend", &kFrontendKeys},
     {"context_switch", &kContextSwitchKeys}};
 
-SmResources read_sm(const YamlNode& node, std::uint32_t warp_size) {
-  const YamlMap m(node, kSmKeys);
+SmResources read_sm(const YamlMap& m, std::uint32_t warp_size) {
   SmResources sm;
   // Ranges (docs/config.md "Ranges") are generous bounds on real SMs (Kepler to Hopper: 64K registers,
   // 2048 threads, 32 blocks, 64 warps); beyond them a value is a typo, not a design point.
@@ -77,6 +97,88 @@ SmResources read_sm(const YamlNode& node, std::uint32_t warp_size) {
               "): every resident kernel holds at least one thread-block slot");
   }
   return sm;
+}
+
+/// One execution unit of the warp-level SM (`alu`, `sfu`, `load_store`), defaults from `fallback`.
+ExecutionUnitConfig read_unit(const YamlMap& warp, std::string_view key, ExecutionUnitConfig fallback) {
+  const auto node = warp.optional(key);
+  if (!node) return fallback;
+  const YamlMap m(*node, kUnitKeys);
+  // Lanes: Fermi has 4 SFUs, Kepler 192 ALU lanes; 4096 is far beyond any SM.
+  fallback.count = m.optional_u32_in("count", fallback.count, 1, 4096, "lanes");
+  fallback.latency_cycles = m.optional_u32_in("latency_cycles", fallback.latency_cycles, 0, 100000, "cycles");
+  return fallback;
+}
+
+/// The warp-level SM's section (`sm.warp`). Defaults are Awatramani Table 3.1's where it gives one
+/// (2 schedulers, one instruction every 2 cycles, ready queue 6, 32 ALUs, 4 SFUs), NVIDIA's Fermi
+/// whitepaper's 16 load/store units, GPGPU-Sim's ALU latency of 4 cycles and, as assumptions, the
+/// SFU, load/store and shared-memory latencies (docs/config.md).
+WarpLevelConfig read_warp(const YamlNode& node, const SmResources& sm) {
+  const YamlMap m(node, kWarpKeys);
+  WarpLevelConfig w;
+  if (const auto scheduler = m.optional("scheduler")) {
+    w.scheduler = scheduler->as_name();
+    if (find_warp_scheduler(w.scheduler) == nullptr) {
+      const std::vector<std::string> known = warp_scheduler_names();
+      const std::string hint = config::closest_name(w.scheduler, known);
+      scheduler->fail("unknown warp scheduler '" + w.scheduler + "'" +
+                      (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)") +
+                      "; known: " + config::join_choices(known, " and "));
+    }
+  }
+  const auto options = m.optional("scheduler_options");
+  if (options) {
+    const YamlMap option_map = YamlMap::any_keys(*options);
+    for (const auto& [key, value] : option_map.entries()) {
+      w.scheduler_options[key] = value.as_string();
+    }
+  }
+  try {
+    // Checked now, against the scheduler's typed options, so a typo stops the run before it starts.
+    (void)parse_warp_scheduler_options(w.scheduler, w.scheduler_options);
+  } catch (const InputError& e) {
+    (options ? *options : m.required("scheduler")).fail(e.what());
+  }
+  w.schedulers = m.optional_u32_in("schedulers", 2, 1, 64, "schedulers");
+  if (w.schedulers > sm.max_warps) {
+    m.required("schedulers")
+        .fail("more warp schedulers than warp slots (sm.max_warps " + std::to_string(sm.max_warps) + ")");
+  }
+  w.issue_interval_cycles = m.optional_u32_in("issue_interval_cycles", 2, 1, 64, "cycles");
+  w.ready_queue_size = m.optional_u32_in("ready_queue_size", 6, 1, 4096, "warps");
+  w.alu = read_unit(m, "alu", {32, 4});
+  w.sfu = read_unit(m, "sfu", {4, 20});
+  w.load_store = read_unit(m, "load_store", {16, 24});
+  w.shared_memory_latency_cycles = m.optional_u32_in("shared_memory_latency_cycles", 24, 0, 100000, "cycles");
+  w.memory_segment_bytes = m.optional_u32_in("memory_segment_bytes", 128, 1, 65536, "bytes");
+  return w;
+}
+
+/// `sm.model` and `sm.warp`. Without a warp section gpu.warp keeps its unit counts at 0: no
+/// warp-level SM can be built from it (sm/warp/warp_sm.h refuses it, naming the GPU file).
+void read_sm_model(const YamlMap& sm_map, GpuConfig& gpu) {
+  const std::string model = sm_map.optional_string("model", "tb");
+  if (model == "tb") {
+    gpu.sm_model = SmModel::kThreadBlock;
+  } else if (model == "warp") {
+    gpu.sm_model = SmModel::kWarp;
+  } else {
+    sm_map.required("model").fail(
+        "must be tb (a thread block runs for its profiled time) or warp (warps "
+        "execute the kernel's program), not '" +
+        model + "'");
+  }
+  const auto warp = sm_map.optional("warp");
+  if (!warp) {
+    if (gpu.sm_model == SmModel::kWarp) {
+      sm_map.required("model").fail(
+          "is warp, but the GPU has no sm.warp section (warp schedulers and execution units the "
+          "warp-level SM needs; docs/config.md)");
+    }
+    return;
+  }
+  gpu.warp = read_warp(*warp, gpu.sm);
 }
 
 MemoryConfig read_memory(const YamlNode& node) {
@@ -144,7 +246,9 @@ GpuConfig load_gpu_config(const std::string& path) {
   gpu.num_sms = m.required_u32_in("sms", 1, 1024, "SMs");
   gpu.core_clock_mhz = m.required("core_clock_mhz").as_number_in(1, 10000, "MHz");
   gpu.warp_size = m.optional_u32_in("warp_size", 32, 1, 128, "threads");
-  gpu.sm = read_sm(m.required("sm"), gpu.warp_size);
+  const YamlMap sm_map(m.required("sm"), kSmKeys);
+  gpu.sm = read_sm(sm_map, gpu.warp_size);
+  read_sm_model(sm_map, gpu);
   gpu.memory = read_memory(m.required("memory"));
   gpu.pcie = read_pcie(m.required("pcie"));
   gpu.frontend = read_frontend(m);
@@ -154,19 +258,32 @@ GpuConfig load_gpu_config(const std::string& path) {
   return gpu;
 }
 
-std::vector<std::string> gpu_config_keys() {
-  std::vector<std::string> keys;
-  for (const std::string_view key : kTopKeys) {
+namespace {
+
+/// Appends the keys of `list` under `prefix`, descending into nested maps (kSections).
+void append_keys(const std::string& prefix, const std::vector<std::string_view>& list,
+                 std::vector<std::string>& keys) {
+  for (const std::string_view key : list) {
+    const std::string path = prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
     const auto section = std::find_if(kSections.begin(), kSections.end(),
-                                      [&](const auto& entry) { return entry.first == key; });
+                                      [&](const auto& entry) { return entry.first == path; });
     if (section == kSections.end()) {
-      keys.emplace_back(key);
-      continue;
-    }
-    for (const std::string_view sub : *section->second) {
-      keys.push_back(std::string(key) + "." + std::string(sub));
+      keys.push_back(path);
+    } else {
+      append_keys(path, *section->second, keys);
     }
   }
+}
+
+nlohmann::json unit_document(const ExecutionUnitConfig& unit) {
+  return {{"count", unit.count}, {"latency_cycles", unit.latency_cycles}};
+}
+
+}  // namespace
+
+std::vector<std::string> gpu_config_keys() {
+  std::vector<std::string> keys;
+  append_keys("", kTopKeys, keys);
   return keys;
 }
 
@@ -184,7 +301,22 @@ nlohmann::json gpu_config_document(const GpuConfig& gpu) {
         {"max_thread_blocks", gpu.sm.max_thread_blocks},
         {"max_warps", gpu.sm.max_warps},
         {"shared_memory_configs_kb", carve_outs_kb},
-        {"max_resident_kernels", gpu.sm.max_resident_kernels}}},
+        {"max_resident_kernels", gpu.sm.max_resident_kernels},
+        {"model", gpu.sm_model == SmModel::kWarp ? "warp" : "tb"},
+        {"warp",
+         {{"scheduler", gpu.warp.scheduler},
+          // The effective options (defaults filled in), as one compact JSON text: a file that spells
+          // out a default and one that omits it are the same GPU.
+          {"scheduler_options",
+           effective_warp_scheduler_options(gpu.warp.scheduler, gpu.warp.scheduler_options).dump()},
+          {"schedulers", gpu.warp.schedulers},
+          {"issue_interval_cycles", gpu.warp.issue_interval_cycles},
+          {"ready_queue_size", gpu.warp.ready_queue_size},
+          {"alu", unit_document(gpu.warp.alu)},
+          {"sfu", unit_document(gpu.warp.sfu)},
+          {"load_store", unit_document(gpu.warp.load_store)},
+          {"shared_memory_latency_cycles", gpu.warp.shared_memory_latency_cycles},
+          {"memory_segment_bytes", gpu.warp.memory_segment_bytes}}}}},
       {"memory",
        {{"bandwidth_gb_per_s", gpu.memory.bandwidth_gb_per_s}, {"latency_ns", gpu.memory.latency_ns}}},
       {"pcie",

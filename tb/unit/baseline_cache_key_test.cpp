@@ -71,7 +71,8 @@ std::vector<YAML::Node> candidates(const YAML::Node& current) {
       }
     }
   }
-  for (const char* text : {"1", "2", "3", "7", "64", "100", "1000", "0.5", "full", "per_sm", "other-name"}) {
+  for (const char* text : {"1", "2", "3", "7", "64", "100", "1000", "0.5", "full", "per_sm", "other-name",
+                           "warp", "tb", "lrr", "gto"}) {
     scalar(text);
   }
   YAML::Node one(YAML::NodeType::Sequence);
@@ -84,6 +85,9 @@ std::vector<YAML::Node> candidates(const YAML::Node& current) {
   YAML::Node map(YAML::NodeType::Map);
   map["other"] = "1";
   values.push_back(map);
+  YAML::Node option(YAML::NodeType::Map);  // a warp scheduler's option (sm.warp.scheduler_options)
+  option["inner"] = "gto";
+  values.push_back(option);
   // A kernel program (kernels.program): a list of instruction strings.
   YAML::Node program(YAML::NodeType::Sequence);
   program.push_back("alu r2 <- r0");
@@ -132,6 +136,14 @@ Change change_each_value(const YAML::Node& base, const std::string& path, const 
   return result;
 }
 
+/// `base` with the sibling values `path` needs before another of its values is valid: a warp
+/// scheduler's options exist only for a scheduler that declares them (two-level: `inner`).
+YAML::Node with_prerequisites(const YAML::Node& base, const std::string& path) {
+  YAML::Node doc = YAML::Clone(base);
+  if (path == "sm.warp.scheduler_options") doc["sm"]["warp"]["scheduler"] = "two-level-lrr";
+  return doc;
+}
+
 /// One process launching `kernel` once: what an isolated baseline simulates.
 Workload alone_with(const std::shared_ptr<const KernelDesc>& kernel) {
   Workload w;
@@ -172,8 +184,11 @@ TEST(BaselineCacheKey, ChangesWithEveryGpuConfigKey) {
   ASSERT_GE(keys.size(), 20U);
   std::cout << "binary identity: " << binary_identity() << "\nkepler-k20c.yaml key " << *base_key << "\n";
   for (const std::string& path : keys) {
-    const Change change =
-        change_each_value(base, path, *base_key, [&](const YAML::Node& doc) { return gpu_key(doc, alone); });
+    const YAML::Node start = with_prerequisites(base, path);
+    const std::optional<std::string> start_key = gpu_key(start, alone);
+    ASSERT_TRUE(start_key.has_value()) << path;
+    const Change change = change_each_value(start, path, *start_key,
+                                            [&](const YAML::Node& doc) { return gpu_key(doc, alone); });
     EXPECT_TRUE(change.any_valid) << path << ": no candidate value is accepted by the loader";
     EXPECT_TRUE(change.changed_by.has_value())
         << path << ": the loader accepts other values but the cache key ignores them "
