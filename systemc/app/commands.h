@@ -19,6 +19,8 @@ int run_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
 int bench_command(const std::vector<std::string>& args);
 int experiment_command(const std::vector<std::string>& args);
+/// gpumux phases: the phase analysis of kernel programs (app/phases_command.cpp).
+int phases_command(const std::vector<std::string>& args);
 
 /// KEY=VALUE strings (--policy-opt) as a map; InputError on a malformed item.
 [[nodiscard]] PolicyOptions parse_policy_options(const std::vector<std::string>& items);

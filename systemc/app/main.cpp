@@ -22,6 +22,7 @@ usage:
   gpumux experiment FILE --out DIR [--jobs N] [--timeout S] [--dry-run] [--no-cache] [--quiet]
   gpumux list policies|gpus|kernels [--gpu FILE]
   gpumux bench [--json] [--tbs N] [--gpu FILE] [--policy NAME] [--preemption M]
+  gpumux phases --kernels FILE [--kernel NAME] [--gpu FILE] [--json]
   gpumux --help | --version
 
 every simulation has a wall-clock limit: --timeout S, default 3600 s, 0 none
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
     if (command == "list") return gpumux::list_command(args);
     if (command == "bench") return gpumux::bench_command(args);
     if (command == "experiment") return gpumux::experiment_command(args);
+    if (command == "phases") return gpumux::phases_command(args);
     std::cerr << "gpumux: unknown command '" << command << "'\n\n" << kUsage;
     return gpumux::kExitBadInput;
   } catch (const gpumux::SimulationFailed& e) {

@@ -89,6 +89,56 @@ check list-kernels 0 "$gpumux" list kernels
 expect_text list-kernels-sgemm "$work/out" "mysgemmNT"
 check list-unknown 2 "$gpumux" list nothing
 
+# gpumux phases: the phase analysis of a kernel program (Awatramani Fig. 3.2's vector add: two phases,
+# 18 and 9 cycles with the Fermi GTX 480's ALU latency of 4 and 1 issue cycle per global access).
+cat >"$work/programs.yaml" <<'YAML'
+kernels:
+  - name: vadd
+    thread_blocks: 64
+    threads_per_tb: 256
+    registers_per_tb: 2560
+    tb_time: {mean_us: 5}
+    program:
+      - alu r2 <- r0, r1
+      - alu r3 <- r2
+      - alu r4 <- r3
+      - alu r5 <- r3
+      - ldg r6 <- r4 128B
+      - ldg r7 <- r5 128B
+      - alu r8 <- r6, r7
+      - alu r9 <- r3
+      - stg r8, r9 128B
+  - {name: tb_only, thread_blocks: 1, threads_per_tb: 32, registers_per_tb: 32, tb_time: {mean_us: 1}}
+YAML
+check phases-text 0 "$gpumux" phases --kernels "$work/programs.yaml"
+expect_text phases-text-header "$work/out" "kernel vadd ($work/programs.yaml:2): 9 instructions, 2 phases"
+expect_text phases-text-phase2 "$work/out" "      1            6:14            8:16        9            3"
+expect_text phases-text-consumer "$work/out" "      6     14     1        9  alu r8 <- r6, r7"
+expect_text phases-text-no-program "$work/out" "kernel tb_only ($work/programs.yaml:17): no program (TB-level only)"
+check phases-json 0 "$gpumux" phases --kernels "$work/programs.yaml" --kernel vadd --json
+cp "$work/out" "$work/phases.json"
+check phases-json-shape 0 python3 - "$work/phases.json" <<'PY'
+import json, sys
+out = json.load(open(sys.argv[1]))
+assert out["gpu"] == "fermi-gtx480", out["gpu"]
+assert out["latencies"]["alu"] == 4 and out["latencies"]["global_issue"] == 1, out["latencies"]
+(k,) = out["kernels"]
+p = k["program"]
+assert [(ph["first_pc"], ph["last_pc"], ph["length"]) for ph in p["phases"]] == [(0, 5, 18), (6, 8, 9)], p["phases"]
+assert [c["phase_distance"] for c in p["code"]] == [18, 14, 10, 6, 2, 1, 9, 5, 1]
+assert p["code"][4]["text"] == "ldg r6 <- r4 128B coalesced" and p["code"][4]["line"] == 12
+PY
+check phases-no-program 2 "$gpumux" phases --kernels "$work/programs.yaml" --kernel tb_only
+expect_text phases-no-program-msg "$work/err" "programs.yaml:17:5: kernel 'tb_only' has no program"
+check phases-unknown-kernel 2 "$gpumux" phases --kernels "$work/programs.yaml" --kernel vad
+expect_text phases-unknown-kernel-msg "$work/err" "no kernel 'vad' (did you mean 'vadd'?)"
+check phases-missing-kernels 2 "$gpumux" phases
+expect_text phases-missing-kernels-msg "$work/err" "--kernels FILE is required"
+sed 's/alu r8 <- r6, r7/alu r8 <- r6, r17/' "$work/programs.yaml" >"$work/bad-program.yaml"
+check phases-bad-program 2 "$gpumux" phases --kernels "$work/bad-program.yaml"
+expect_text phases-bad-program-msg "$work/err" \
+  "bad-program.yaml:14:9: 'kernels[0].program[6]': reads r17 before any instruction writes it"
+
 # A real run, its outputs, and determinism.
 check run-sgemm 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$work/a" --timeline "$work/a/timeline.json" \
   --vcd "$work/a/trace.vcd"
