@@ -1,4 +1,4 @@
-// gpumux list policies|gpus|kernels: what the model knows about.
+// gpumux list policies|warp-schedulers|gpus|kernels: what the model knows about.
 
 #include <algorithm>
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "policy/registry.h"
 #include "sm/occupancy.h"
+#include "sm/warp_scheduler/registry.h"
 
 namespace gpumux {
 
@@ -37,7 +38,7 @@ std::vector<std::string> yaml_files(const std::string& dir) {
 
 int list_command(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cerr << "usage: gpumux list policies|gpus|kernels [--gpu FILE]\n";
+    std::cerr << "usage: gpumux list policies|warp-schedulers|gpus|kernels [--gpu FILE]\n";
     return args.empty() ? kExitBadInput : kExitOk;
   }
   const std::string& what = args[0];
@@ -58,6 +59,18 @@ int list_command(const std::vector<std::string>& args) {
     }
     std::printf(
         "\noptions: --policy-opt NAME=VALUE (gpumux run), options: {NAME: VALUE} (experiment runs)\n");
+    return kExitOk;
+  }
+  if (what == "warp-schedulers") {
+    // The warp-level SM's schedulers (sm/warp_scheduler/registry.h), printed as the policies are.
+    for (const auto& s : warp_scheduler_registry()) {
+      std::printf("%-22s %s\n", s.name.c_str(), s.summary.c_str());
+      std::fputs(describe_options(s.options, std::string(23, ' ')).c_str(), stdout);
+    }
+    std::printf(
+        "\nGPU config: sm.warp.scheduler (or --warp-scheduler NAME), its options in "
+        "sm.warp.scheduler_options: {NAME: VALUE}, the two-level ready queue in sm.warp.ready_queue_size "
+        "(Awatramani Table 3.1: 6)\n");
     return kExitOk;
   }
   if (what == "gpus") {
@@ -86,7 +99,7 @@ int list_command(const std::vector<std::string>& args) {
     }
     return kExitOk;
   }
-  std::cerr << "gpumux list: unknown list '" << what << "' (policies, gpus, kernels)\n";
+  std::cerr << "gpumux list: unknown list '" << what << "' (policies, warp-schedulers, gpus, kernels)\n";
   return kExitBadInput;
 }
 

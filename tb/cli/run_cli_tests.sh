@@ -83,6 +83,16 @@ awk '/END gpumux list policies/ {f = 0} f && !/^```/ {print} /BEGIN gpumux list 
   "$src/docs/user-guide.md" >"$work/list-docs"
 cp "$work/out" "$work/list-out"
 check list-policies-in-user-guide 0 diff -u "$work/list-docs" "$work/list-out"
+# Warp schedulers (sm/warp_scheduler/registry.h): all six, with the two-level option; docs/config.md
+# ("Warp schedulers") shows the output verbatim.
+check list-warp-schedulers 0 "$gpumux" list warp-schedulers
+cp "$work/out" "$work/list-out"
+expect_text list-warp-schedulers-inner "$work/list-out" "inner  lrr or gto; default lrr"
+names="$(awk '/^[a-z]/ {print $1}' "$work/list-out" | tr '\n' ' ')"
+check list-warp-schedulers-all-six 0 test "$names" = "gto lrr phase-aware two-level-gto two-level-lrr two-level-phase-aware "
+awk '/END gpumux list warp-schedulers/ {f = 0} f && !/^```/ {print} /BEGIN gpumux list warp-schedulers/ {f = 1}' \
+  "$src/docs/config.md" >"$work/list-docs"
+check list-warp-schedulers-in-config-doc 0 diff -u "$work/list-docs" "$work/list-out"
 check list-gpus 0 "$gpumux" list gpus
 expect_text list-gpus-k20c "$work/out" "kepler-k20c.yaml"
 check list-kernels 0 "$gpumux" list kernels
