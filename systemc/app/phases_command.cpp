@@ -1,7 +1,7 @@
 // gpumux phases: the compile-time phase analysis of kernel programs (Awatramani 3.3.1, 3.4.2.1):
 // per kernel with a `program:`, its phases (pcs, source lines, length in cycles, instruction count)
 // and every instruction's phase distance, as text or JSON. Latencies come from a GPU config's
-// warp-level SM (default: the Fermi GTX 480, the architecture of Awatramani's Tesla M2090).
+// warp-level SM (default: the Tesla M2090 of Awatramani Table 3.1, configs/gpus/tesla-m2090.yaml).
 
 #include <algorithm>
 #include <cstdio>
@@ -94,7 +94,7 @@ int phases_command(const std::vector<std::string>& args) {
   po::options_description options("gpumux phases options");
   std::string kernels_path;
   std::string kernel_name;
-  std::string gpu_path = config_dir() + "/gpus/fermi-gtx480.yaml";
+  std::string gpu_path = config_dir() + "/gpus/tesla-m2090.yaml";
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
       "kernels", po::value(&kernels_path), "kernel library (required)")(
       "kernel", po::value(&kernel_name), "only this kernel (exit 2 if it has no program)")(

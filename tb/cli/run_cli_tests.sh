@@ -100,7 +100,8 @@ expect_text list-kernels-sgemm "$work/out" "mysgemmNT"
 check list-unknown 2 "$gpumux" list nothing
 
 # gpumux phases: the phase analysis of a kernel program (Awatramani Fig. 3.2's vector add: two phases,
-# 18 and 9 cycles with the Fermi GTX 480's ALU latency of 4 and 1 issue cycle per global access).
+# 20 and 10 cycles on the default Tesla M2090 (ALU 4 cycles, 2 issue cycles per global access), 18 and 9
+# on the GTX 480 file (1 issue cycle)).
 cat >"$work/programs.yaml" <<'YAML'
 kernels:
   - name: vadd
@@ -122,10 +123,12 @@ kernels:
 YAML
 check phases-text 0 "$gpumux" phases --kernels "$work/programs.yaml"
 expect_text phases-text-header "$work/out" "kernel vadd ($work/programs.yaml:2): 9 instructions, 2 phases"
-expect_text phases-text-phase2 "$work/out" "      1            6:14            8:16        9            3"
-expect_text phases-text-consumer "$work/out" "      6     14     1        9  alu r8 <- r6, r7"
+expect_text phases-text-gpu "$work/out" "phases on tesla-m2090"
+expect_text phases-text-phase2 "$work/out" "      1            6:14            8:16       10            3"
+expect_text phases-text-consumer "$work/out" "      6     14     1       10  alu r8 <- r6, r7"
 expect_text phases-text-no-program "$work/out" "kernel tb_only ($work/programs.yaml:17): no program (TB-level only)"
-check phases-json 0 "$gpumux" phases --kernels "$work/programs.yaml" --kernel vadd --json
+check phases-json 0 "$gpumux" phases --kernels "$work/programs.yaml" --kernel vadd --json \
+  --gpu "$src/configs/gpus/fermi-gtx480.yaml"
 cp "$work/out" "$work/phases.json"
 check phases-json-shape 0 python3 - "$work/phases.json" <<'PY'
 import json, sys
