@@ -34,8 +34,16 @@ enum class WarpState : std::uint8_t {
 /// Why a warp told its scheduler long_latency_wait (and will be told long_latency_done).
 enum class LongWait : std::uint8_t { kNone, kMemory, kBarrier };
 
-struct Warp {
+/// What the SM reads about a warp on every activation (can it issue, when, on which unit): kept apart
+/// from Warp, in one small array per SM, so the per-cycle scans touch a few cache lines.
+struct HotWarp {
+  std::uint64_t operands_ready = 0;  ///< cycle the next instruction's registers are ready (read and WAW)
   WarpState state = WarpState::kFree;
+  UnitKind unit = UnitKind::kAlu;  ///< unit of the next instruction
+  LongWait long_wait = LongWait::kNone;
+};
+
+struct Warp {
   std::uint32_t tb = 0;          ///< the SM's resident-TB index
   std::uint32_t warp_in_tb = 0;  ///< selects per-warp loop trip counts
   std::uint64_t age = 0;         ///< launch order on the SM (unique): scheduler priority, tie-breaks
@@ -50,11 +58,8 @@ struct Warp {
   // Scoreboard.
   std::vector<std::uint64_t> ready_cycle;  ///< per register: cycle its pending write is complete
   std::vector<std::uint8_t> from_memory;   ///< per register: that write is a global load
-  std::uint64_t operands_ready = 0;  ///< cycle the next instruction's registers are ready (read and WAW)
-  UnitKind unit = UnitKind::kAlu;    ///< unit of the next instruction
-  LongWait long_wait = LongWait::kNone;
-  bool in_scheduler = false;      ///< added to its scheduler and not removed since
-  std::uint64_t drain_cycle = 0;  ///< every result it issued is written by this cycle
+  bool in_scheduler = false;               ///< added to its scheduler and not removed since
+  std::uint64_t drain_cycle = 0;           ///< every result it issued is written by this cycle
 
   /// A fresh warp at the program's first instruction (storage reused: no allocation once warm).
   void start(const program::Program& p, std::uint32_t tb_index, std::uint32_t index_in_tb,
@@ -69,9 +74,6 @@ struct Warp {
     barrier_released = false;
     ready_cycle.assign(p.registers, 0);
     from_memory.assign(p.registers, 0);
-    operands_ready = 0;
-    unit = UnitKind::kAlu;
-    long_wait = LongWait::kNone;
     in_scheduler = false;
     drain_cycle = 0;
   }
@@ -94,12 +96,12 @@ struct Warp {
 
   /// Where it stands, for a context save (a released warp that has not issued its barrier is saved
   /// as arrived, see above).
-  [[nodiscard]] WarpResume saved() const {
+  [[nodiscard]] WarpResume saved(bool done) const {
     WarpResume r;
     r.pc = pc;
     r.loop_counters = loop_counters;
     r.barriers_passed = barriers_passed - (barrier_released ? 1U : 0U);
-    r.done = state == WarpState::kDone;
+    r.done = done;
     return r;
   }
 

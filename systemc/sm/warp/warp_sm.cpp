@@ -45,26 +45,33 @@ void check_program(const program::Program& p, const std::string& kernel) {
 
 // ---- The scheduler's view ------------------------------------------------------------------------
 
-const Warp& WarpSm::SchedulerView::warp(WarpSlot slot) const {
-  static const Warp kUnused;
-  const std::size_t index = static_cast<std::size_t>(slot) * sm_.num_schedulers_ + scheduler_;
-  return index < sm_.warps_.size() ? sm_.warps_[index] : kUnused;
+std::size_t WarpSm::SchedulerView::slot(WarpSlot warp) const {
+  return warp < sm_.capacity_ ? static_cast<std::size_t>(scheduler_) * sm_.capacity_ + warp : sm_.hot_.size();
 }
 
-bool WarpSm::SchedulerView::can_issue(WarpSlot slot) const {
-  return sm_.can_issue(warp(slot), sm_.decision_cycle_);
+bool WarpSm::SchedulerView::can_issue(WarpSlot warp) const {
+  const std::size_t s = slot(warp);
+  return s < sm_.hot_.size() && sm_.can_issue(sm_.hot_[s], sm_.decision_cycle_);
 }
 
-std::uint32_t WarpSm::SchedulerView::phase_distance(WarpSlot slot) const {
-  const Warp& w = warp(slot);
-  if (w.program == nullptr || w.pc >= w.program->code.size()) return 0;
-  return w.program->code[w.pc].phase_distance;
+const program::Instruction* WarpSm::SchedulerView::next_instruction(WarpSlot warp) const {
+  const std::size_t s = slot(warp);
+  if (s >= sm_.hot_.size() || sm_.hot_[s].state == WarpState::kFree) return nullptr;
+  const Warp& w = sm_.warps_[s];
+  if (w.program == nullptr || w.pc >= w.program->code.size()) return nullptr;
+  return &w.program->code[w.pc];
 }
 
-std::uint32_t WarpSm::SchedulerView::phase_length(WarpSlot slot) const {
-  const Warp& w = warp(slot);
-  if (w.program == nullptr || w.pc >= w.program->code.size() || w.program->phases.empty()) return 0;
-  return w.program->phases[w.program->code[w.pc].phase].length;
+std::uint32_t WarpSm::SchedulerView::phase_distance(WarpSlot warp) const {
+  const program::Instruction* inst = next_instruction(warp);
+  return inst == nullptr ? 0 : inst->phase_distance;
+}
+
+std::uint32_t WarpSm::SchedulerView::phase_length(WarpSlot warp) const {
+  const program::Instruction* inst = next_instruction(warp);
+  if (inst == nullptr) return 0;
+  const auto& phases = sm_.warps_[slot(warp)].program->phases;
+  return inst->phase < phases.size() ? phases[inst->phase].length : 0;
 }
 
 // ---- Construction --------------------------------------------------------------------------------
@@ -85,13 +92,17 @@ WarpSm::WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gp
       memory_(memory_socket, 0x4000'0000'0000ULL + (static_cast<std::uint64_t>(index(id)) << 32U),
               static_cast<std::size_t>(gpu.warp_size) * gpu.warp.memory_segment_bytes),
       mover_(memory_socket, gpu, id) {
+  const SourceLocation where{gpu.source_file, 0, 0};
+  if (gpu.warp.alu.count == 0 && gpu.warp.sfu.count == 0 && gpu.warp.load_store.count == 0) {
+    throw InputError(where, "sm.warp",
+                     "GPU '" + gpu.name +
+                         "' has no sm.warp section, which the warp-level SM (sm.model: warp) needs: its "
+                         "warp schedulers and execution units (docs/config.md)");
+  }
   // The loader checks these ranges for files (docs/config.md); a GpuConfig built in code gets the
   // same refusal instead of a division by zero.
   const auto require = [&](bool ok, const char* key) {
-    if (!ok) {
-      throw InputError(SourceLocation{gpu.source_file, 0, 0}, key,
-                       "must be positive for the warp-level SM (GPU '" + gpu.name + "')");
-    }
+    if (!ok) throw InputError(where, key, "must be positive for the warp-level SM (GPU '" + gpu.name + "')");
   };
   require(gpu.warp_size > 0, "warp_size");
   require(num_schedulers_ > 0, "sm.warp.schedulers");
@@ -104,18 +115,27 @@ WarpSm::WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gp
   units_.emplace_back(gpu.warp.sfu, warp_size_);
   units_.emplace_back(gpu.warp.load_store, warp_size_);
 
-  const std::uint32_t capacity = (limits_.max_warps + num_schedulers_ - 1) / num_schedulers_;
+  capacity_ = (limits_.max_warps + num_schedulers_ - 1) / num_schedulers_;
   for (std::uint32_t s = 0; s < num_schedulers_; ++s) {
     WarpSchedulerSetup setup;
-    setup.capacity = capacity;
+    setup.capacity = capacity_;
     setup.ready_queue_size = gpu.warp.ready_queue_size;
     schedulers_.push_back(make_scheduler(setup));
     views_.emplace_back(*this, s);
   }
-  idle_causes_.assign(num_schedulers_, kIdleNoWarp);
-  earliest_.assign(num_schedulers_, kNoCycle);
-  waiting_flags_.assign(num_schedulers_, 0);
-  warps_.resize(limits_.max_warps);
+  scheduler_states_.resize(num_schedulers_);
+  // Slots are stored scheduler by scheduler (a scheduler's warps side by side: its scans touch few
+  // cache lines) and handed out round robin over the schedulers: the k-th slot allocated belongs to
+  // scheduler k mod N.
+  const std::size_t slots = static_cast<std::size_t>(capacity_) * num_schedulers_;
+  hot_.resize(slots);
+  warps_.resize(slots);
+  for (std::uint32_t k = 0; k < limits_.max_warps; ++k) {
+    allocation_order_.push_back((k % num_schedulers_) * capacity_ + k / num_schedulers_);
+  }
+  for (std::size_t slot = 0; slot < slots; ++slot) {
+    slot_scheduler_.push_back(static_cast<std::uint32_t>(slot / capacity_));
+  }
   tbs_.resize(limits_.max_thread_blocks);
   spawn_method("issue", wake_, [this] { activate(); });
   spawn_method("save_write", save_write_, [this] { start_save_write(); });
@@ -159,7 +179,7 @@ void WarpSm::start_tb(const TbLaunch& launch) {
       std::find_if(tbs_.begin(), tbs_.end(), [](const ResidentTb& t) { return t.state == TbState::kFree; });
   const std::uint32_t num_warps = launch.footprint.warps;
   std::uint32_t free_warps = 0;
-  for (const Warp& w : warps_) free_warps += w.state == WarpState::kFree ? 1U : 0U;
+  for (const HotWarp& h : hot_) free_warps += h.state == WarpState::kFree ? 1U : 0U;
   if (free_tb == tbs_.end() || free_warps < num_warps || num_warps == 0) {
     throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now)) + " ns on SM " +
                              std::to_string(index(id_)) + ": a thread block of kernel '" + desc->name +
@@ -194,14 +214,17 @@ void WarpSm::start_tb(const TbLaunch& launch) {
   tb.complete_cycle = kNoCycle;
   tb.restored_cycle = kNoCycle;
   tb.restore_saved = false;
-  std::uint32_t slot = 0;
+  auto next_free = allocation_order_.begin();
   for (std::uint32_t k = 0; k < num_warps; ++k) {
-    while (warps_[slot].state != WarpState::kFree) ++slot;
+    while (hot_[*next_free].state != WarpState::kFree) ++next_free;
+    const std::uint32_t slot = *next_free;
     Warp& w = warps_[slot];
     w.start(program, tb_index, k, next_age_++);
-    w.state = WarpState::kRestoring;  // not issuing until activated
+    HotWarp& h = hot_[slot];
+    h = HotWarp{};
+    h.state = WarpState::kRestoring;  // not issuing until activated
     if (launch.resumed && !launch.resume.warps.empty() && !w.resume_from(launch.resume.warps[k])) {
-      w.state = WarpState::kDone;
+      h.state = WarpState::kDone;
     }
     tb.warps.push_back(slot);
   }
@@ -215,7 +238,7 @@ void WarpSm::start_tb(const TbLaunch& launch) {
   } else {
     activate_warps(tb_index, clock_.cycle_after(now));
   }
-  if (!in_activation_) rearm();
+  if (!in_activation_) rearm_now();
 }
 
 void WarpSm::save_context() {
@@ -266,34 +289,37 @@ TimePs WarpSm::busy_ps() const {
 // ---- The issue process ---------------------------------------------------------------------------
 
 void WarpSm::activate() {
+  const std::uint64_t cycle = wake_cycle_;
   wake_cycle_ = kNoCycle;
   const TimePs now = now_ps();
-  const std::uint64_t cycle = clock_.cycle_at_or_after(now);
-  if (saving_ || clock_.ps_of(cycle) != now || cycle < first_unprocessed_) {
-    rearm();
+  if (saving_ || cycle == kNoCycle || clock_.ps_of(cycle) != now || cycle < first_unprocessed_) {
+    if (!saving_) rearm_now();  // not the activation scheduled: only re-plan
     return;
   }
   in_activation_ = true;
   decision_cycle_ = cycle;
   account_to(cycle);
-  complete_due(cycle);  // the listener may start thread blocks or a context save from here
-  int issued = 0;
+  if (next_tb_event() <= cycle) {
+    complete_due(cycle);  // the listener may start thread blocks or a context save from here
+    if (!saving_) activate_restored(cycle);
+  }
   if (!saving_) {
-    activate_restored(cycle);
     deliver_wait_ends(cycle);
     const bool busy = active_warps_ > 0;
-    if (busy) ++stats_.cycles;
     const std::uint64_t instructions = stats_.instructions;
-    for (std::uint32_t s = 0; s < num_schedulers_; ++s) {
-      if (busy && cycle % issue_interval_ == s % issue_interval_) issue_slot(s, cycle);
+    if (busy) {
+      ++stats_.cycles;
+      const std::uint64_t phase = issue_interval_ == 1 ? 0 : cycle % issue_interval_;
+      for (std::uint32_t s = 0; s < num_schedulers_; ++s) {
+        if (issue_interval_ == 1 || s % issue_interval_ == phase) issue_slot(s, cycle);
+      }
     }
-    issued = static_cast<int>(stats_.instructions - instructions);
-    traced_issued_ = issued;
+    traced_issued_ = static_cast<int>(stats_.instructions - instructions);
   }
   first_unprocessed_ = cycle + 1;
   first_unaccounted_ = std::max(first_unaccounted_, cycle + 1);
   in_activation_ = false;
-  rearm();
+  if (!saving_) rearm(cycle + 1);
 }
 
 void WarpSm::complete_due(std::uint64_t cycle) {
@@ -333,32 +359,49 @@ void WarpSm::activate_restored(std::uint64_t cycle) {
   }
 }
 
+std::uint64_t WarpSm::next_tb_event() {
+  if (tb_events_dirty_) {
+    next_tb_event_ = kNoCycle;
+    for (const ResidentTb& tb : tbs_) {
+      if (tb.state == TbState::kFinishing) next_tb_event_ = std::min(next_tb_event_, tb.complete_cycle);
+      if (tb.state == TbState::kRestoring) next_tb_event_ = std::min(next_tb_event_, tb.restored_cycle);
+    }
+    tb_events_dirty_ = false;
+  }
+  return next_tb_event_;
+}
+
 void WarpSm::deliver_wait_ends(std::uint64_t cycle) {
   while (!wait_ends_.empty() && wait_ends_.top().cycle <= cycle) {
     const WaitEnd end = wait_ends_.top();
     wait_ends_.pop();
-    Warp& w = warps_[end.slot];
+    HotWarp& h = hot_[end.slot];
     // Stale entries (the warp left, or its wait ended otherwise) are skipped.
-    if (w.age != end.age || w.state != WarpState::kReady || w.long_wait != LongWait::kMemory) continue;
-    w.long_wait = LongWait::kNone;
+    if (warps_[end.slot].age != end.age || h.state != WarpState::kReady || h.long_wait != LongWait::kMemory) {
+      continue;
+    }
+    h.long_wait = LongWait::kNone;
+    touch(end.slot);
     const std::uint32_t s = scheduler_of(end.slot);
     schedulers_[s]->long_latency_done(local_slot(end.slot), views_[s]);
   }
 }
 
-bool WarpSm::can_issue(const Warp& w, std::uint64_t cycle) const {
-  return w.state == WarpState::kReady && w.operands_ready <= cycle && unit_free(w.unit) <= cycle;
-}
-
 void WarpSm::issue_slot(std::uint32_t scheduler, std::uint64_t cycle) {
   ++stats_.scheduler_cycles;
-  const std::optional<WarpSlot> choice = schedulers_[scheduler]->select(views_[scheduler]);
-  if (!choice) {
-    add_idle(idle_cause(scheduler, cycle), 1);
+  // The scheduler is asked only when one of its warps can issue: select() has no side effects
+  // (warp_scheduler.h), and with many warps waiting on memory most slots have nothing to choose.
+  if (earliest_issue(scheduler) > cycle) {
+    add_idle(refresh(scheduler).cause, 1);
     return;
   }
-  const std::uint64_t slot = static_cast<std::uint64_t>(*choice) * num_schedulers_ + scheduler;
-  if (slot >= warps_.size() || !can_issue(warps_[slot], cycle)) {
+  const std::optional<WarpSlot> choice = schedulers_[scheduler]->select(views_[scheduler]);
+  if (!choice) {
+    add_idle(refresh(scheduler).cause, 1);
+    return;
+  }
+  const std::uint64_t slot = static_cast<std::uint64_t>(scheduler) * capacity_ + *choice;
+  if (*choice >= capacity_ || !can_issue(hot_[slot], cycle)) {
     throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now_ps())) + " ns on SM " +
                              std::to_string(index(id_)) + ": warp scheduler '" +
                              schedulers_[scheduler]->name() + "' chose warp slot " + std::to_string(*choice) +
@@ -442,14 +485,16 @@ void WarpSm::issue(std::uint32_t slot, std::uint64_t cycle) {
 
 void WarpSm::prepare_next(std::uint32_t slot, std::uint64_t cycle) {
   Warp& w = warps_[slot];
+  HotWarp& h = hot_[slot];
+  touch(slot);
   if (w.pc >= w.program->code.size()) {
     finish_warp(slot, cycle);
     return;
   }
   const program::Instruction& inst = w.program->code[w.pc];
-  w.unit = unit_of(inst.op);
+  h.unit = unit_of(inst.op);
   if (inst.op == program::Op::kBarrier && !w.barrier_released) {
-    w.operands_ready = cycle + 1;
+    h.operands_ready = cycle + 1;
     arrive_at_barrier(slot, cycle);
     return;
   }
@@ -464,20 +509,21 @@ void WarpSm::prepare_next(std::uint32_t slot, std::uint64_t cycle) {
   };
   for (const program::Reg r : inst.reads) depend(r);
   if (inst.write != program::kNoReg) depend(inst.write);
-  w.operands_ready = ready;
+  h.operands_ready = ready;
   if (on_memory) {
-    w.long_wait = LongWait::kMemory;
+    h.long_wait = LongWait::kMemory;
     schedulers_[scheduler_of(slot)]->long_latency_wait(local_slot(slot));
     wait_ends_.push({ready, w.age, slot});
   }
 }
 
 void WarpSm::arrive_at_barrier(std::uint32_t slot, std::uint64_t cycle) {
-  Warp& w = warps_[slot];
-  w.state = WarpState::kBarrier;
-  check_barrier(w.tb, w.barriers_passed + 1, cycle);
-  if (w.state == WarpState::kBarrier) {
-    w.long_wait = LongWait::kBarrier;
+  HotWarp& h = hot_[slot];
+  h.state = WarpState::kBarrier;
+  touch(slot);
+  check_barrier(warps_[slot].tb, warps_[slot].barriers_passed + 1, cycle);
+  if (h.state == WarpState::kBarrier) {
+    h.long_wait = LongWait::kBarrier;
     schedulers_[scheduler_of(slot)]->long_latency_wait(local_slot(slot));
   }
 }
@@ -486,21 +532,24 @@ void WarpSm::check_barrier(std::uint32_t tb_index, std::uint32_t barrier, std::u
   const ResidentTb& tb = tbs_[tb_index];
   // Every warp that has not finished must have arrived at this barrier or passed it.
   for (const std::uint32_t slot : tb.warps) {
-    const Warp& o = warps_[slot];
-    if (o.state == WarpState::kDone || o.barriers_passed >= barrier) continue;
-    if (o.state == WarpState::kBarrier && o.barriers_passed + 1 == barrier) continue;
+    const WarpState state = hot_[slot].state;
+    const std::uint32_t passed = warps_[slot].barriers_passed;
+    if (state == WarpState::kDone || passed >= barrier) continue;
+    if (state == WarpState::kBarrier && passed + 1 == barrier) continue;
     return;
   }
   for (const std::uint32_t slot : tb.warps) {
+    HotWarp& h = hot_[slot];
     Warp& o = warps_[slot];
-    if (o.state != WarpState::kBarrier || o.barriers_passed + 1 != barrier) continue;
-    o.state = WarpState::kReady;
+    if (h.state != WarpState::kBarrier || o.barriers_passed + 1 != barrier) continue;
+    h.state = WarpState::kReady;
+    h.operands_ready = cycle + 1;
+    h.unit = UnitKind::kNone;
     ++o.barriers_passed;
     o.barrier_released = true;
-    o.operands_ready = cycle + 1;
-    o.unit = UnitKind::kNone;
-    if (o.long_wait == LongWait::kBarrier) {
-      o.long_wait = LongWait::kNone;
+    touch(slot);
+    if (h.long_wait == LongWait::kBarrier) {
+      h.long_wait = LongWait::kNone;
       const std::uint32_t s = scheduler_of(slot);
       schedulers_[s]->long_latency_done(local_slot(slot), views_[s]);
     }
@@ -509,9 +558,11 @@ void WarpSm::check_barrier(std::uint32_t tb_index, std::uint32_t barrier, std::u
 
 void WarpSm::finish_warp(std::uint32_t slot, std::uint64_t cycle) {
   Warp& w = warps_[slot];
+  HotWarp& h = hot_[slot];
   ResidentTb& tb = tbs_[w.tb];
-  w.state = WarpState::kDone;
-  w.long_wait = LongWait::kNone;
+  h.state = WarpState::kDone;
+  h.long_wait = LongWait::kNone;
+  touch(slot);
   tb.done_cycle = std::max({tb.done_cycle, cycle + 1, w.drain_cycle});
   if (w.in_scheduler) {
     schedulers_[scheduler_of(slot)]->remove_warp(local_slot(slot));
@@ -523,11 +574,12 @@ void WarpSm::finish_warp(std::uint32_t slot, std::uint64_t cycle) {
     // Completes when its last result is written and its last memory request is back.
     tb.state = TbState::kFinishing;
     tb.complete_cycle = std::max(tb.done_cycle, clock_.cycle_at_or_after(tb.memory_done_ps));
+    tb_events_dirty_ = true;
     return;
   }
   // Warps waiting at a barrier no longer wait for this one.
   for (const std::uint32_t other : tb.warps) {
-    if (warps_[other].state == WarpState::kBarrier) {
+    if (hot_[other].state == WarpState::kBarrier) {
       check_barrier(w.tb, warps_[other].barriers_passed + 1, cycle);
       break;
     }
@@ -540,21 +592,22 @@ void WarpSm::activate_warps(std::uint32_t tb_index, std::uint64_t first_cycle) {
   tb.restored_cycle = kNoCycle;
   tb.running_warps = 0;
   tb.done_cycle = first_cycle;
+  tb_events_dirty_ = true;
   const std::uint64_t saved_decision_cycle = decision_cycle_;
   decision_cycle_ = first_cycle;
   for (const std::uint32_t slot : tb.warps) {
-    Warp& w = warps_[slot];
-    if (w.state == WarpState::kDone) continue;
-    w.state = WarpState::kReady;
+    if (hot_[slot].state == WarpState::kDone) continue;
+    hot_[slot].state = WarpState::kReady;
+    touch(slot);
     ++tb.running_warps;
     const std::uint32_t s = scheduler_of(slot);
-    schedulers_[s]->add_warp(local_slot(slot), w.age, views_[s]);
-    w.in_scheduler = true;
+    schedulers_[s]->add_warp(local_slot(slot), warps_[slot].age, views_[s]);
+    warps_[slot].in_scheduler = true;
   }
   set_active_warps(active_warps_ + static_cast<int>(tb.running_warps));
   for (const std::uint32_t slot : tb.warps) {
     // Registers are all ready (fresh, or just restored): the first instruction waits for nothing.
-    if (warps_[slot].state == WarpState::kReady) prepare_next(slot, first_cycle - 1);
+    if (hot_[slot].state == WarpState::kReady) prepare_next(slot, first_cycle - 1);
   }
   decision_cycle_ = saved_decision_cycle;
   if (tb.running_warps == 0) {  // every warp had finished before it was saved
@@ -571,12 +624,13 @@ void WarpSm::release_tb(std::uint32_t tb_index) {
       schedulers_[scheduler_of(slot)]->remove_warp(local_slot(slot));
       w.in_scheduler = false;
     }
-    w.state = WarpState::kFree;
-    w.long_wait = LongWait::kNone;
+    hot_[slot] = HotWarp{};
+    touch(slot);
   }
   usage_.remove(tb.footprint);
   traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
   tb.state = TbState::kFree;
+  tb_events_dirty_ = true;
 }
 
 void WarpSm::restore_done(std::uint32_t tb_index, std::uint64_t sequence, TimePs done_ps) {
@@ -597,7 +651,8 @@ void WarpSm::restore_done(std::uint32_t tb_index, std::uint64_t sequence, TimePs
   }
   // The warps start in the activation of the cycle the context is back in.
   tb.restored_cycle = std::max(clock_.cycle_at_or_after(done_ps), clock_.cycle_after(now));
-  rearm();
+  tb_events_dirty_ = true;
+  rearm_now();
 }
 
 void WarpSm::start_save_write() {
@@ -627,7 +682,9 @@ void WarpSm::finish_save() {
     p.kernel = tb.kernel;
     p.tb = tb.tb;
     p.resume.warps.reserve(tb.warps.size());
-    for (const std::uint32_t slot : tb.warps) p.resume.warps.push_back(warps_[slot].saved());
+    for (const std::uint32_t slot : tb.warps) {
+      p.resume.warps.push_back(warps_[slot].saved(hot_[slot].state == WarpState::kDone));
+    }
     saved.push_back(std::move(p));
     release_tb(i);
   }
@@ -640,12 +697,14 @@ void WarpSm::finish_save() {
 // ---- Waking and accounting -----------------------------------------------------------------------
 
 std::uint64_t WarpSm::slot_at_or_after(std::uint32_t scheduler, std::uint64_t cycle) const {
+  if (issue_interval_ == 1) return cycle;  // every cycle (Kepler on): no division on the hot path
   const std::uint64_t offset = scheduler % issue_interval_;
   if (cycle <= offset) return offset;
   return cycle + (issue_interval_ - (cycle - offset) % issue_interval_) % issue_interval_;
 }
 
 std::uint64_t WarpSm::slots_before(std::uint32_t scheduler, std::uint64_t cycle) const {
+  if (issue_interval_ == 1) return cycle;
   const std::uint64_t offset = scheduler % issue_interval_;
   return cycle <= offset ? 0 : (cycle - offset + issue_interval_ - 1) / issue_interval_;
 }
@@ -667,21 +726,34 @@ void WarpSm::add_idle(IdleCause cause, std::uint64_t slots) {
   }
 }
 
-WarpSm::IdleCause WarpSm::idle_cause(std::uint32_t scheduler, std::uint64_t cycle) const {
+const WarpSm::SchedulerState& WarpSm::refresh(std::uint32_t scheduler) {
+  SchedulerState& st = scheduler_states_[scheduler];
+  if (!st.dirty) return st;
+  st.min_ready.fill(kNoCycle);
   bool any = false;
   bool memory = false;
-  for (std::size_t slot = scheduler; slot < warps_.size(); slot += num_schedulers_) {
-    const Warp& w = warps_[slot];
-    if (w.state == WarpState::kBarrier) {
+  bool other = false;
+  const std::size_t first = static_cast<std::size_t>(scheduler) * capacity_;
+  for (std::size_t slot = first; slot < first + capacity_; ++slot) {
+    const HotWarp& h = hot_[slot];
+    if (h.state == WarpState::kBarrier) {
       any = true;
-    } else if (w.state == WarpState::kReady) {
-      if (w.long_wait != LongWait::kMemory || w.operands_ready <= cycle) return kIdleOther;
+    } else if (h.state == WarpState::kReady) {
       any = true;
-      memory = true;
+      // A warp waiting on memory until its wait ends (delivered in that cycle's activation), any
+      // other ready warp waits at most for a short result or a unit - or could issue.
+      if (h.long_wait == LongWait::kMemory) {
+        memory = true;
+      } else {
+        other = true;
+      }
+      std::uint64_t& m = st.min_ready[static_cast<std::size_t>(h.unit)];
+      m = std::min(m, h.operands_ready);
     }
   }
-  if (!any) return kIdleNoWarp;
-  return memory ? kIdleMemory : kIdleBarrier;
+  st.cause = !any ? kIdleNoWarp : other ? kIdleOther : memory ? kIdleMemory : kIdleBarrier;
+  st.dirty = false;
+  return st;
 }
 
 void WarpSm::account_to(std::uint64_t cycle) {
@@ -691,57 +763,39 @@ void WarpSm::account_to(std::uint64_t cycle) {
     for (std::uint32_t s = 0; s < num_schedulers_; ++s) {
       const std::uint64_t slots = slots_before(s, cycle) - slots_before(s, first_unaccounted_);
       stats_.scheduler_cycles += slots;
-      add_idle(idle_causes_[s], slots);
+      add_idle(refresh(s).cause, slots);
     }
   }
   first_unaccounted_ = cycle;
 }
 
-void WarpSm::rearm() {
-  if (saving_) {
-    wake_.cancel();
-    wake_cycle_ = kNoCycle;
-    return;
+void WarpSm::rearm_now() {
+  if (saving_) return;
+  rearm(std::max(first_unprocessed_, clock_.cycle_at_or_after(now_ps())));
+}
+
+std::uint64_t WarpSm::earliest_issue(std::uint32_t scheduler) {
+  // Over the units its ready warps wait for: the earliest cycle both operands and unit are ready.
+  const SchedulerState& st = refresh(scheduler);
+  std::uint64_t earliest = kNoCycle;
+  for (std::size_t u = 0; u < st.min_ready.size(); ++u) {
+    if (st.min_ready[u] == kNoCycle) continue;
+    earliest = std::min(earliest, std::max(st.min_ready[u], unit_free(static_cast<UnitKind>(u))));
   }
-  const TimePs now = now_ps();
-  const std::uint64_t from = std::max(first_unprocessed_, clock_.cycle_at_or_after(now));
-  std::uint64_t next = kNoCycle;
-  for (const ResidentTb& tb : tbs_) {
-    if (tb.state == TbState::kFinishing) next = std::min(next, std::max(tb.complete_cycle, from));
-    if (tb.state == TbState::kRestoring && tb.restored_cycle != kNoCycle) {
-      next = std::min(next, std::max(tb.restored_cycle, from));
-    }
-  }
+  return earliest;
+}
+
+void WarpSm::rearm(std::uint64_t from) {
+  std::uint64_t next = std::max(next_tb_event(), from);
   if (!wait_ends_.empty()) next = std::min(next, std::max(wait_ends_.top().cycle, from));
-  // The first cycle each scheduler could issue in, and the cause of its idle slots until then.
-  std::fill(earliest_.begin(), earliest_.end(), kNoCycle);
-  std::fill(waiting_flags_.begin(), waiting_flags_.end(), 0);
-  constexpr std::uint8_t kAny = 1;
-  constexpr std::uint8_t kMemory = 2;
-  constexpr std::uint8_t kOther = 4;
-  for (std::size_t slot = 0; slot < warps_.size(); ++slot) {
-    const Warp& w = warps_[slot];
-    const std::uint32_t s = scheduler_of(static_cast<std::uint32_t>(slot));
-    if (w.state == WarpState::kBarrier) {
-      waiting_flags_[s] |= kAny;
-    } else if (w.state == WarpState::kReady) {
-      const bool on_memory = w.long_wait == LongWait::kMemory && w.operands_ready > from;
-      waiting_flags_[s] |= static_cast<std::uint8_t>(kAny | (on_memory ? kMemory : kOther));
-      earliest_[s] = std::min(earliest_[s], std::max({w.operands_ready, unit_free(w.unit), from}));
-    }
-  }
   for (std::uint32_t s = 0; s < num_schedulers_; ++s) {
-    const std::uint8_t f = waiting_flags_[s];
-    idle_causes_[s] = (f & kAny) == 0      ? kIdleNoWarp
-                      : (f & kOther) != 0  ? kIdleOther
-                      : (f & kMemory) != 0 ? kIdleMemory
-                                           : kIdleBarrier;
-    if (earliest_[s] != kNoCycle) next = std::min(next, slot_at_or_after(s, earliest_[s]));
+    const std::uint64_t earliest = earliest_issue(s);
+    if (earliest != kNoCycle) next = std::min(next, slot_at_or_after(s, std::max(earliest, from)));
   }
   if (next == wake_cycle_) return;
   wake_.cancel();
   wake_cycle_ = next;
-  if (next != kNoCycle) wake_.notify(sc_core::sc_time::from_value(clock_.ps_of(next) - now));
+  if (next != kNoCycle) wake_.notify(sc_core::sc_time::from_value(clock_.ps_of(next) - now_ps()));
 }
 
 void WarpSm::set_active_warps(int n) {

@@ -6,17 +6,18 @@
 // threads, warps, TB slots, the shared-memory carve-out) are held exactly as at TB level
 // (sm/tb/tb_sm.h), so every thread-block policy runs unchanged.
 //
-// Issue. Warps = ceil(threads_per_tb / warp_size) per thread block, each with its own PC. SM warp
-// slot w belongs to scheduler w mod N (round robin by slot). Scheduler s issues at most one
-// instruction in each of its issue cycles: the cycles c with c mod k = s mod k, k =
-// issue_interval_cycles (Table 3.1: 2 schedulers, one instruction every 2 cycles; staggered, so the
-// SM issues one instruction per cycle, what Fermi's 32 ALU lanes take). An instruction can issue
-// when its registers, read and written (WAW), have no pending write and its unit takes a new
-// instruction (sm/warp/execution_units.h). Results: ALU and SFU after the unit's latency, shared
-// loads after shared_memory_latency_cycles, global loads when their memory request completes (and
-// not before load_store.latency_cycles, the unit's pipeline). Stores are posted: they occupy the
-// load/store unit only. kLoopBack issues like an ALU instruction (ALU unit, no result); a barrier
-// takes the issue slot only.
+// Issue. Warps = ceil(threads_per_tb / warp_size) per thread block, each with its own PC. Warp slots are
+// handed out round robin over the N schedulers (the k-th slot allocated, lowest free first, belongs to
+// scheduler k mod N). Scheduler s issues at most one instruction in each of its issue cycles: the cycles c
+// with c mod k = s mod k, k = issue_interval_cycles (Table 3.1: 2 schedulers, one instruction every 2 cycles;
+// staggered, so the SM issues one instruction per cycle, what Fermi's 32 ALU lanes take). An instruction can
+// issue when its registers, read and written (WAW), have no pending write and its unit takes a new
+// instruction (sm/warp/execution_units.h). A scheduler's select() is called only in its issue cycles in which
+// at least one of its warps can issue (select() has no side effects; skipping the calls while every warp
+// waits keeps memory-bound phases cheap). Results: ALU and SFU after the unit's latency, shared loads after
+// shared_memory_latency_cycles, global loads when their memory request completes (and not before
+// load_store.latency_cycles, the unit's pipeline). Stores are posted: they occupy the load/store unit only.
+// kLoopBack issues like an ALU instruction (ALU unit, no result); a barrier takes the issue slot only.
 //
 // Long-latency operations (Awatramani 3.3.1 footnote: memory and synchronisation). A warp whose next
 // instruction waits for a global load, or that waits at a barrier, is reported to its scheduler
@@ -56,6 +57,7 @@
 // unit took (pipe-cycles; divide by cycles x pipes for a load). Deterministic: ordered containers
 // only, ties broken by scheduler index, slot and age.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -141,6 +143,14 @@ class WarpSm final : public SmModule {
     bool operator>(const WaitEnd& o) const { return cycle != o.cycle ? cycle > o.cycle : age > o.age; }
   };
   enum IdleCause : std::uint8_t { kIdleNoWarp, kIdleOther, kIdleMemory, kIdleBarrier };
+  /// Per scheduler, derived from its warps' HotWarp entries and recomputed only when one of them
+  /// changed (`dirty`): the earliest operand-ready cycle of its ready warps per unit they need, and
+  /// what its idle slots are charged to.
+  struct SchedulerState {
+    std::array<std::uint64_t, 4> min_ready{};  ///< by UnitKind (kNone last); all ones: no warp
+    IdleCause cause = kIdleNoWarp;
+    bool dirty = true;
+  };
 
   /// The WarpQuery a scheduler sees: its own slots, at the cycle being decided.
   class SchedulerView final : public WarpQuery {
@@ -151,7 +161,9 @@ class WarpSm final : public SmModule {
     [[nodiscard]] std::uint32_t phase_length(WarpSlot warp) const override;
 
    private:
-    [[nodiscard]] const Warp& warp(WarpSlot slot) const;
+    /// The SM warp slot, or the SM's warp count when the scheduler slot has no SM slot.
+    [[nodiscard]] std::size_t slot(WarpSlot warp) const;
+    [[nodiscard]] const program::Instruction* next_instruction(WarpSlot warp) const;
     const WarpSm& sm_;
     std::uint32_t scheduler_;
   };
@@ -173,25 +185,39 @@ class WarpSm final : public SmModule {
   void restore_done(std::uint32_t tb_index, std::uint64_t sequence, TimePs done_ps);
   void start_save_write();
   void finish_save();
-  /// Schedules the next activation (or none) from the current state.
-  void rearm();
+  /// Schedules the next activation (or none) at `from` or later.
+  void rearm(std::uint64_t from);
+  /// rearm() from outside an activation (the driver, the context mover): from the current time.
+  void rearm_now();
   /// Counts the issue slots of cycles [first_unaccounted_, cycle) under the current idle causes.
   void account_to(std::uint64_t cycle);
   void add_idle(IdleCause cause, std::uint64_t slots);
-  [[nodiscard]] IdleCause idle_cause(std::uint32_t scheduler, std::uint64_t cycle) const;
-  [[nodiscard]] bool can_issue(const Warp& w, std::uint64_t cycle) const;
+  /// Brings a scheduler's SchedulerState up to date with its warps.
+  const SchedulerState& refresh(std::uint32_t scheduler);
+  /// The first cycle in which one of the scheduler's warps could issue (operands and unit ready), or
+  /// all ones when none is ready to (waiting at a barrier, or no warp).
+  [[nodiscard]] std::uint64_t earliest_issue(std::uint32_t scheduler);
+  /// The earliest cycle in which a thread block completes or a restored one starts (all ones: none).
+  [[nodiscard]] std::uint64_t next_tb_event();
+  [[nodiscard]] bool can_issue(const HotWarp& w, std::uint64_t cycle) const {
+    return w.state == WarpState::kReady && w.operands_ready <= cycle && unit_free(w.unit) <= cycle;
+  }
+  /// Marks the scheduler of `slot` for refresh (any change to hot_[slot]).
+  void touch(std::uint32_t slot) { scheduler_states_[scheduler_of(slot)].dirty = true; }
 
   // Issue grid of scheduler s: cycles c with c mod k == s mod k.
   [[nodiscard]] std::uint64_t slot_at_or_after(std::uint32_t scheduler, std::uint64_t cycle) const;
   [[nodiscard]] std::uint64_t slots_before(std::uint32_t scheduler, std::uint64_t cycle) const;
-  [[nodiscard]] std::uint32_t scheduler_of(std::uint32_t slot) const { return slot % num_schedulers_; }
-  [[nodiscard]] WarpSlot local_slot(std::uint32_t slot) const { return slot / num_schedulers_; }
+  [[nodiscard]] std::uint32_t scheduler_of(std::uint32_t slot) const { return slot_scheduler_[slot]; }
+  [[nodiscard]] WarpSlot local_slot(std::uint32_t slot) const {
+    return slot - slot_scheduler_[slot] * capacity_;
+  }
   [[nodiscard]] ExecutionUnit& unit(UnitKind kind) { return units_[static_cast<std::size_t>(kind)]; }
   [[nodiscard]] const ExecutionUnit& unit(UnitKind kind) const {
     return units_[static_cast<std::size_t>(kind)];
   }
   [[nodiscard]] std::uint64_t unit_free(UnitKind kind) const {
-    return kind == UnitKind::kNone ? 0 : unit(kind).free_cycle();
+    return kind == UnitKind::kNone ? 0 : units_[static_cast<std::size_t>(kind)].free_cycle();
   }
   void set_active_warps(int n);
   [[nodiscard]] static TimePs now_ps();
@@ -208,14 +234,18 @@ class WarpSm final : public SmModule {
   std::vector<ExecutionUnit> units_;  ///< by UnitKind (kAlu, kSfu, kLoadStore)
   std::vector<std::unique_ptr<WarpScheduler>> schedulers_;
   std::vector<SchedulerView> views_;
-  std::vector<IdleCause> idle_causes_;       ///< per scheduler, for the cycles until the next activation
-  std::vector<std::uint64_t> earliest_;      ///< rearm(): per scheduler, scratch
-  std::vector<std::uint8_t> waiting_flags_;  ///< rearm(): per scheduler, scratch
+  std::vector<SchedulerState> scheduler_states_;
   std::vector<const program::Program*> checked_programs_;
 
+  std::uint32_t capacity_ = 0;                   ///< warp slots per scheduler
+  std::vector<std::uint32_t> allocation_order_;  ///< SM warp slots in the order they are handed out
+  std::vector<std::uint32_t> slot_scheduler_;    ///< by SM warp slot: its scheduler (no division)
+  std::vector<HotWarp> hot_;     ///< by SM warp slot (scheduler s owns [s * capacity_, (s + 1) * capacity_))
   std::vector<Warp> warps_;      ///< by SM warp slot
   std::vector<ResidentTb> tbs_;  ///< by resident-TB index (max_thread_blocks entries)
   std::priority_queue<WaitEnd, std::vector<WaitEnd>, std::greater<>> wait_ends_;
+  std::uint64_t next_tb_event_ = 0;  ///< cache of next_tb_event()
+  bool tb_events_dirty_ = false;
   std::uint64_t next_age_ = 0;
   std::uint64_t next_sequence_ = 0;
 
