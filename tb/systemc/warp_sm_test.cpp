@@ -30,6 +30,7 @@
 #include "mem/memory_controller.h"
 #include "sm/occupancy.h"
 #include "sm/warp/warp_sm.h"
+#include "sm/warp_scheduler/registry.h"
 #include "top/simulation.h"
 
 namespace gpumux {
@@ -259,7 +260,8 @@ using Script = std::function<void(WarpSm&, Recorder&, nlohmann::json&)>;
 /// One elaboration: a WarpSm of `gpu` bound to a memory controller; `script` runs in a thread at
 /// time zero. Returns events, statistics, the SM's usage at the end and the controller's figures,
 /// or the error that stopped the simulation.
-nlohmann::json run_scenario(const GpuConfig& gpu, const Script& script) {
+nlohmann::json run_scenario(const GpuConfig& gpu, const Script& script,
+                            const std::string& registry_scheduler = "") {
   return run_in_child(
       [&] {
         sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
@@ -270,9 +272,15 @@ nlohmann::json run_scenario(const GpuConfig& gpu, const Script& script) {
         nlohmann::json out;
         std::unique_ptr<WarpSm> sm;
         try {
-          sm = std::make_unique<WarpSm>("sm_0", SmId{0}, gpu, recorder, [&](const WarpSchedulerSetup& setup) {
+          WarpSm::SchedulerFactory factory = [&](const WarpSchedulerSetup& setup) {
             return std::make_unique<OldestFirst>(setup, log);
-          });
+          };
+          if (!registry_scheduler.empty()) {
+            GpuConfig named = gpu;
+            named.warp.scheduler = registry_scheduler;
+            factory = WarpSm::schedulers_from_registry(named);
+          }
+          sm = std::make_unique<WarpSm>("sm_0", SmId{0}, gpu, recorder, factory);
         } catch (const std::exception& e) {
           out["error"] = e.what();
           return out;
@@ -307,6 +315,7 @@ nlohmann::json run_scenario(const GpuConfig& gpu, const Script& script) {
         out["busy_ns"] = sm->busy_ps() / kNs;
         out["transactions"] = memory->transactions();
         out["memory_bytes"] = memory->channel().bytes();
+        out["instructions_by_kernel"] = sm->instructions_by_kernel();
         out["scheduler_waits"] = log.waits;
         out["scheduler_dones"] = log.dones;
         return out;
@@ -511,7 +520,38 @@ TEST(WarpSm, ResourcesReturnToZero) {
   EXPECT_EQ(r["usage_warps"], 16);
   EXPECT_EQ(r["tbs_completed"], 3);
   EXPECT_EQ(r["stats"]["instructions"], 3 * 8 * 3);
+  EXPECT_EQ(r["instructions_by_kernel"], nlohmann::json::array({3 * 8 * 3}));
   EXPECT_EQ(r["transactions"], 3 * 8 * 2);
+}
+
+// Every registered warp scheduler runs a mixed program (loads, a per-warp loop, a barrier, stores)
+// on several thread blocks to the end: the same instructions and memory requests whatever the order
+// of issue, resources back to zero. Times differ by scheduler; each is deterministic.
+TEST(WarpSm, EveryRegisteredSchedulerRunsProgramsToCompletion) {
+  const auto k = kernel("mixed", 6,
+                        make_program({global_load(0, 128), alu(1, {0}), alu(2, {1}), loop_back(1, {3, 1, 2}),
+                                      barrier(), sfu(3, {2}), global_store(3, 256), alu(4, {3})}));
+  // Per warp: 1 load + (2 ALU + loop-back) x trips + barrier + SFU + store + ALU; trips 3, 1, 2, 3, 1, 2.
+  const std::uint64_t per_tb = 6 * 5 + 3 * (3 + 1 + 2 + 3 + 1 + 2);
+  for (const std::string& name : warp_scheduler_names()) {
+    SCOPED_TRACE(name);
+    const auto script = [k](WarpSm& sm, Recorder& rec, nlohmann::json& /*out*/) {
+      for (std::uint32_t tb = 0; tb < 4; ++tb) sm.start_tb(launch_of(*k, tb));
+      rec.wait_for_completions(4);
+    };
+    const nlohmann::json r = run_scenario(test_gpu(), script, name);
+    ASSERT_FALSE(r.contains("error")) << r["error"];
+    EXPECT_EQ(r["stats"]["instructions"], 4 * per_tb);
+    EXPECT_EQ(r["transactions"], 4 * 6 * 2);
+    EXPECT_EQ(r["tbs_completed"], 4);
+    EXPECT_TRUE(r["usage_empty"].get<bool>());
+    const auto& s = r["stats"];
+    EXPECT_EQ(s["scheduler_cycles"].get<std::uint64_t>(),
+              s["instructions"].get<std::uint64_t>() + s["idle_memory"].get<std::uint64_t>() +
+                  s["idle_barrier"].get<std::uint64_t>() + s["idle_no_warp"].get<std::uint64_t>() +
+                  s["idle_other"].get<std::uint64_t>());
+    EXPECT_EQ(run_scenario(test_gpu(), script, name)["events"], r["events"]) << "deterministic";
+  }
 }
 
 // ---- Context switch ---------------------------------------------------------------------------------
@@ -554,6 +594,7 @@ TEST(WarpSm, ContextSaveAndResumeConserveInstructions) {
   EXPECT_GT(at_save, 50U);
   EXPECT_LT(at_save, 300U);
   EXPECT_EQ(r["stats"]["instructions"], 300) << "the resumed warps ran only what was left";
+  EXPECT_EQ(r["instructions_by_kernel"], nlohmann::json::array({300}));
   EXPECT_GT(r["events"]["done tb0"].get<std::uint64_t>(), r["events"]["saved"].get<std::uint64_t>());
 }
 

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/kernel_desc.h"
 #include "core/processes.h"
+#include "sm/warp_scheduler/registry.h"
 
 namespace gpumux {
 
@@ -75,6 +76,12 @@ std::uint32_t WarpSm::SchedulerView::phase_length(WarpSlot warp) const {
 }
 
 // ---- Construction --------------------------------------------------------------------------------
+
+WarpSm::SchedulerFactory WarpSm::schedulers_from_registry(const GpuConfig& gpu) {
+  return [name = gpu.warp.scheduler, options = gpu.warp.scheduler_options](const WarpSchedulerSetup& setup) {
+    return create_warp_scheduler(name, options, setup);
+  };
+}
 
 WarpSm::WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu,
                TbCompletionListener& listener, const SchedulerFactory& make_scheduler)
@@ -207,6 +214,7 @@ void WarpSm::start_tb(const TbLaunch& launch) {
   tb.footprint = launch.footprint;
   tb.start_ps = now;
   tb.sequence = next_sequence_++;
+  tb.instructions = 0;
   tb.warps.clear();
   tb.running_warps = 0;
   tb.done_cycle = 0;
@@ -411,6 +419,7 @@ void WarpSm::issue_slot(std::uint32_t scheduler, std::uint64_t cycle) {
   issue(sm_slot, cycle);
   schedulers_[scheduler]->issued(*choice);
   ++stats_.instructions;
+  ++tbs_[warps_[sm_slot].tb].instructions;
   prepare_next(sm_slot, cycle);
 }
 
@@ -629,6 +638,9 @@ void WarpSm::release_tb(std::uint32_t tb_index) {
   }
   usage_.remove(tb.footprint);
   traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
+  const std::size_t kernel = index(tb.kernel);
+  if (kernel >= instructions_by_kernel_.size()) instructions_by_kernel_.resize(kernel + 1, 0);
+  instructions_by_kernel_[kernel] += tb.instructions;
   tb.state = TbState::kFree;
   tb_events_dirty_ = true;
 }

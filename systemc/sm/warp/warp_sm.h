@@ -88,6 +88,10 @@ class WarpSm final : public SmModule {
   /// Global loads and stores, context save and restore traffic (TLM-2.0 reads and writes).
   tlm_utils::simple_initiator_socket<WarpSm> memory_socket;
 
+  /// What top/ passes: sm.warp.scheduler from the registry (sm/warp_scheduler/registry.h) with
+  /// sm.warp.scheduler_options (InputError for an unknown name or option).
+  [[nodiscard]] static SchedulerFactory schedulers_from_registry(const GpuConfig& gpu);
+
   /// InputError when the GPU's warp section cannot run (a unit without lanes, no scheduler).
   WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, TbCompletionListener& listener,
          const SchedulerFactory& make_scheduler);
@@ -112,6 +116,11 @@ class WarpSm final : public SmModule {
   [[nodiscard]] const int& traced_active_warps() const { return traced_active_warps_; }
   /// Warp instructions issued at the SM's latest activation (holds its value over skipped cycles).
   [[nodiscard]] const int& traced_issued() const { return traced_issued_; }
+  /// Warp instructions issued per kernel, indexed by index(KernelId) (absent kernels: 0 or beyond the
+  /// end). A thread block's instructions are added when it completes or is saved by a context switch.
+  [[nodiscard]] const std::vector<std::uint64_t>& instructions_by_kernel() const {
+    return instructions_by_kernel_;
+  }
 
  private:
   enum class TbState : std::uint8_t {
@@ -127,6 +136,7 @@ class WarpSm final : public SmModule {
     TbFootprint footprint{};
     TimePs start_ps = 0;
     std::uint64_t sequence = 0;        ///< start order: deterministic tie-break
+    std::uint64_t instructions = 0;    ///< issued since it started (or resumed)
     std::vector<std::uint32_t> warps;  ///< SM warp slots, in warp order
     std::uint32_t running_warps = 0;   ///< not done
     std::uint64_t done_cycle = 0;      ///< latest done cycle of its warps
@@ -256,6 +266,7 @@ class WarpSm final : public SmModule {
   int traced_issued_ = 0;
   int traced_resident_tbs_ = 0;
   std::uint64_t tbs_completed_ = 0;
+  std::vector<std::uint64_t> instructions_by_kernel_;
   TimePs busy_since_ps_ = 0;
   TimePs busy_total_ps_ = 0;
   WarpSmStats stats_;
