@@ -9,7 +9,7 @@
 //     access lands in a segment of its own).
 //
 // Timing: the request is sent at the simulated time the instruction issues, with zero annotated
-// delay, from the SM's method process (which runs at that time), so the memory controller sees the
+// delay, from the SM's activation (which runs at that time), so the memory controller sees the
 // SM's requests in time order with every other initiator's (core/tlm_quantum.h). The controller
 // never waits; the delay it returns gives the completion time: for a load, when the data is back;
 // for a store, when the channel has taken the data (stores are posted).

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/kernel_desc.h"
 #include "core/processes.h"
+#include "sm/warp/wakeups.h"
 #include "sm/warp_scheduler/registry.h"
 
 namespace gpumux {
@@ -144,7 +145,9 @@ WarpSm::WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gp
     slot_scheduler_.push_back(static_cast<std::uint32_t>(slot / capacity_));
   }
   tbs_.resize(limits_.max_thread_blocks);
-  spawn_method("issue", wake_, [this] { activate(); });
+  wake_order_ = WarpWakeups::instance().add([this](std::uint64_t generation) {
+    if (generation == wake_generation_) activate();  // else superseded by a later request
+  });
   spawn_method("save_write", save_write_, [this] { start_save_write(); });
   spawn_method("finish_save", save_done_, [this] { finish_save(); });
 }
@@ -284,8 +287,8 @@ void WarpSm::save_context() {
   saving_ = true;
   set_active_warps(0);
   traced_issued_ = 0;
-  wake_.cancel();
   wake_cycle_ = kNoCycle;
+  ++wake_generation_;  // the pending activation, if any, is void
   while (!wait_ends_.empty()) wait_ends_.pop();
   if (restores_to_save_ == 0) save_write_.notify(sc_core::sc_time::from_value(save_ready_ps_ - now));
 }
@@ -805,9 +808,9 @@ void WarpSm::rearm(std::uint64_t from) {
     if (earliest != kNoCycle) next = std::min(next, slot_at_or_after(s, std::max(earliest, from)));
   }
   if (next == wake_cycle_) return;
-  wake_.cancel();
   wake_cycle_ = next;
-  if (next != kNoCycle) wake_.notify(sc_core::sc_time::from_value(clock_.ps_of(next) - now_ps()));
+  ++wake_generation_;
+  if (next != kNoCycle) WarpWakeups::instance().request(wake_order_, clock_.ps_of(next), wake_generation_);
 }
 
 void WarpSm::set_active_warps(int n) {

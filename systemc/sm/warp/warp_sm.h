@@ -29,13 +29,15 @@
 // have completed, and only then are its resources released and TbCompletionListener told - so a
 // warp that finished early holds its slot (the intra-block tail effect of Awatramani 3.5.5).
 //
-// Time. Event-driven: one method process wakes only in cycles where something can happen - a
-// warp can issue (the earliest cycle over its operands and its unit, on its scheduler's issue
-// grid), a long-latency wait ends, or a thread block completes. Cycles in between are skipped and
-// their issue slots accounted in bulk. An activation at cycle c handles exactly cycle c (never
-// runs ahead of SystemC time: the driver may start a thread block at any time, and the memory
-// controller must see requests in time order). A thread block started at time t issues from the
-// first cycle after t, whatever the delta-cycle order of the processes at t.
+// Time. Event-driven: the SM is activated only in cycles where something can happen - a warp can
+// issue (the earliest cycle over its operands and its unit, on its scheduler's issue grid), a
+// long-latency wait ends, or a thread block completes or gets its context back. Cycles in between
+// are skipped and their issue slots accounted in bulk. Activations come from WarpWakeups
+// (sm/warp/wakeups.h), one SystemC process for all warp-level SMs, SMs due at the same time in
+// creation order. An activation at cycle c handles exactly cycle c (never runs ahead of SystemC
+// time: the driver may start a thread block at any time, and the memory controller must see
+// requests in time order). A thread block started at time t issues from the first cycle after t,
+// whatever the delta-cycle order of the processes at t.
 //
 // Context switch (Tanasic 3.2). save_context() stops issue at once, waits until every memory
 // request and pending result of the resident warps is back (and any context restore in progress
@@ -178,7 +180,7 @@ class WarpSm final : public SmModule {
     std::uint32_t scheduler_;
   };
 
-  // The method process and its parts.
+  // The activation and its parts.
   void activate();
   void complete_due(std::uint64_t cycle);
   void activate_restored(std::uint64_t cycle);
@@ -272,7 +274,8 @@ class WarpSm final : public SmModule {
   WarpSmStats stats_;
 
   // Activation bookkeeping.
-  sc_core::sc_event wake_;
+  std::uint32_t wake_order_ = 0;                  ///< place in WarpWakeups' activation order
+  std::uint64_t wake_generation_ = 0;             ///< of the latest request to WarpWakeups
   std::uint64_t wake_cycle_ = ~std::uint64_t{0};  ///< pending activation (none: all ones)
   std::uint64_t first_unprocessed_ = 0;           ///< cycles before it have been handled
   std::uint64_t first_unaccounted_ = 0;           ///< issue slots before it have been counted
