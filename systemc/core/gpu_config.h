@@ -3,6 +3,7 @@
 // Loaded from configs/gpus/*.yaml by config/gpu_loader; every field is documented in docs/config.md.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,34 @@ struct SmResources {
   /// How many different kernels may have thread blocks on one SM at once. 1 is the static
   /// partitioning of Kepler (Tanasic 2.3); more allows intra-SM sharing (Pai, Awatramani Ch. 5).
   std::uint32_t max_resident_kernels = 1;
+};
+
+/// Which SM model executes thread blocks (ARCHITECTURE.md "Two fidelity levels").
+enum class SmModel : std::uint8_t {
+  kThreadBlock,  ///< `tb`: a thread block runs for a duration drawn from its kernel's profile
+  kWarp,         ///< `warp`: warps execute the kernel's program under a warp scheduler
+};
+
+/// One kind of execution unit of the warp-level SM. A warp instruction occupies `count` lanes'
+/// worth of the unit for ceil(warp_size / count) cycles (its initiation interval) and its result is
+/// ready `latency_cycles` after issue.
+struct ExecutionUnitConfig {
+  std::uint32_t count = 0;           ///< lanes per SM (e.g. 32 ALUs, 4 SFUs, 16 load/store units)
+  std::uint32_t latency_cycles = 0;  ///< issue to result, core cycles
+};
+
+/// The warp-level SM (read only when sm.model is warp; defaults and sources in docs/config.md).
+struct WarpLevelConfig {
+  std::string scheduler = "lrr";  ///< warp scheduler name (sm/warp_scheduler/registry.h)
+  std::map<std::string, std::string> scheduler_options;  ///< its typed options, as text
+  std::uint32_t schedulers = 2;                          ///< warp schedulers per SM (Awatramani Table 3.1: 2)
+  std::uint32_t issue_interval_cycles = 2;  ///< one instruction every k cycles per scheduler (Table 3.1)
+  std::uint32_t ready_queue_size = 6;       ///< two-level schedulers (Table 3.1)
+  ExecutionUnitConfig alu;
+  ExecutionUnitConfig sfu;
+  ExecutionUnitConfig load_store;
+  std::uint32_t shared_memory_latency_cycles = 0;
+  std::uint32_t memory_segment_bytes = 128;  ///< one coalesced memory transaction
 };
 
 struct MemoryConfig {
@@ -69,6 +98,8 @@ struct GpuConfig {
   PcieConfig pcie;
   FrontendConfig frontend;
   ContextSwitchConfig context_switch;
+  SmModel sm_model = SmModel::kThreadBlock;
+  WarpLevelConfig warp;
   /// Entries of the active queue / KSRT; the hardware sizes them to N_SM (Tanasic 3.3).
   std::uint32_t active_kernels = 0;
 

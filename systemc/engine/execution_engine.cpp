@@ -4,22 +4,19 @@ namespace gpumux {
 
 ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuConfig& gpu,
                                  const Workload& workload, std::unique_ptr<SchedulingPolicy> policy,
-                                 std::uint64_t seed, CommandCompletionListener& listener,
-                                 std::function<void()> progress)
+                                 CommandCompletionListener& listener, std::function<void()> progress)
     : sc_core::sc_module(name), workload_(workload), listener_(listener) {
   SmDriver::Hooks hooks;
   hooks.now = [] { return sc_core::sc_time_stamp().value(); };
   hooks.kernel_finished = [this](KernelId k) { kernel_finished(k); };
   hooks.progress = std::move(progress);
   for (const auto& p : workload.processes) hooks.process_names.push_back(p.name);
-  driver_ = std::make_unique<SmDriver>(gpu, std::move(policy), workload.tb_duration, seed, std::move(hooks));
+  driver_ = std::make_unique<SmDriver>(gpu, std::move(policy), std::move(hooks));
+}
 
-  std::vector<SmPort*> ports;
-  for (std::uint32_t s = 0; s < gpu.num_sms; ++s) {
-    sms_.push_back(std::make_unique<Sm>(("sm_" + std::to_string(s)).c_str(), SmId{s}, gpu, *driver_));
-    ports.push_back(sms_.back().get());
-  }
-  driver_->attach_sms(std::move(ports));
+void ExecutionEngine::attach_sms(const std::vector<SmModule*>& sms) {
+  sms_ = sms;
+  driver_->attach_sms(std::vector<SmPort*>(sms.begin(), sms.end()));
 }
 
 void ExecutionEngine::accept(const GpuCommand& command) {

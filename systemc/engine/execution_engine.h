@@ -15,21 +15,23 @@
 #include "core/workload.h"
 #include "engine/sm_driver.h"
 #include "frontend/gpu_command.h"
-#include "sm/sm.h"
+#include "sm/sm_model.h"
 
 namespace gpumux {
 
 class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
  public:
   ExecutionEngine(const sc_core::sc_module_name& name, const GpuConfig& gpu, const Workload& workload,
-                  std::unique_ptr<SchedulingPolicy> policy, std::uint64_t seed,
-                  CommandCompletionListener& listener, std::function<void()> progress);
+                  std::unique_ptr<SchedulingPolicy> policy, CommandCompletionListener& listener,
+                  std::function<void()> progress);
 
   void accept(const GpuCommand& command) override;
 
   [[nodiscard]] SmDriver& driver() { return *driver_; }
   [[nodiscard]] const SmDriver& driver() const { return *driver_; }
-  [[nodiscard]] const std::vector<std::unique_ptr<Sm>>& sms() const { return sms_; }
+  /// Connects the SMs top/ built (one per SM, in SmId order) before the simulation starts.
+  void attach_sms(const std::vector<SmModule*>& sms);
+  [[nodiscard]] const std::vector<SmModule*>& sms() const { return sms_; }
   /// Adds each SM's SMST state (0 idle, 1 running, 2 reserved), kernel (-1 none) and resident TBs
   /// to a VCD (named apart from sc_object::trace, which is const and per object: this one also
   /// installs the mirror that keeps the traced values current).
@@ -42,7 +44,7 @@ class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
   const Workload& workload_;
   CommandCompletionListener& listener_;
   std::unique_ptr<SmDriver> driver_;
-  std::vector<std::unique_ptr<Sm>> sms_;
+  std::vector<SmModule*> sms_;
   std::vector<GpuCommand> command_of_kernel_;  ///< indexed by KernelId (launch order)
   std::vector<int> traced_state_;
   std::vector<int> traced_kernel_;

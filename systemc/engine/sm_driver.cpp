@@ -7,15 +7,12 @@
 
 namespace gpumux {
 
-SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy,
-                   TbDurationMode duration_mode, std::uint64_t seed, Hooks hooks)
+SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy, Hooks hooks)
     : gpu_(gpu),
       framework_(gpu.num_sms, gpu.active_kernels == 0 ? gpu.num_sms : gpu.active_kernels),
       policy_(std::move(policy)),
       hooks_(std::move(hooks)) {
   open_preemption_.assign(gpu.num_sms, kNoRecord);
-  durations_.reserve(gpu.num_sms);
-  for (std::uint32_t s = 0; s < gpu.num_sms; ++s) durations_.emplace_back(duration_mode, seed, 0x5300 + s);
 }
 
 void SmDriver::attach_sms(std::vector<SmPort*> ports) { ports_ = std::move(ports); }
@@ -24,6 +21,9 @@ KernelId SmDriver::launch(KernelStatus status) {
   status.arrival_ps = now();
   status.occupancy = compute_occupancy(*status.desc, gpu_);
   status.total_tbs = status.desc->thread_blocks;
+  const std::uint32_t process = index(status.process);
+  if (process >= launches_by_process_.size()) launches_by_process_.resize(process + 1, 0);
+  status.process_launch = launches_by_process_[process]++;
   const KernelId id = framework_.add_kernel(std::move(status));
   tb_states_.emplace_back(framework_.kernel(id).total_tbs, TbState::kNotIssued);
   admit_waiting();
@@ -103,7 +103,7 @@ void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, 
       violation("saved thread block " + std::to_string(p.tb) + " that was not running", sm, p.kernel);
     }
     state = TbState::kPreempted;
-    framework_.kernel(p.kernel).preempted_tbs.push_back({p.tb, p.remaining_ps});
+    framework_.kernel(p.kernel).preempted_tbs.push_back({p.tb, p.resume});
     auto it = std::find_if(status.residents.begin(), status.residents.end(),
                            [&](const ResidentKernel& r) { return r.kernel == p.kernel; });
     if (it == status.residents.end() || it->tbs == 0 || status.running_tbs == 0) {
@@ -141,17 +141,23 @@ void SmDriver::try_issue(SmId sm) {
 
 void SmDriver::issue_tb(SmId sm, KernelId kernel) {
   KernelStatus& k = framework_.kernel(kernel);
+  TbLaunch launch;
+  launch.kernel = kernel;
+  launch.desc = k.desc;
+  launch.process = k.process;
+  launch.process_launch = k.process_launch;
+  launch.footprint = k.occupancy.footprint;
+  launch.shared_memory_config = k.occupancy.shared_memory_config;
   std::uint32_t tb = 0;
-  TimePs duration = 0;
-  std::uint64_t restore_bytes = 0;
   if (!k.preempted_tbs.empty()) {
     // PTBQ first (Tanasic 3.3): keeps the number of preempted TBs, and their handles, small. The TB
     // resumes where it stopped: its context is restored and it runs only what it had left.
-    const PtbqEntry entry = k.preempted_tbs.front();
+    PtbqEntry entry = std::move(k.preempted_tbs.front());
     k.preempted_tbs.pop_front();
     tb = entry.tb;
-    duration = entry.remaining_ps;
-    restore_bytes = context_bytes_per_tb(*k.desc);
+    launch.resumed = true;
+    launch.resume = std::move(entry.resume);
+    launch.restore_bytes = context_bytes_per_tb(*k.desc);
     if (tb_states_[index(kernel)][tb] != TbState::kPreempted) {
       violation("re-issued thread block " + std::to_string(tb) + " that was not preempted", sm, kernel);
     }
@@ -161,17 +167,9 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
     if (tb_states_[index(kernel)][tb] != TbState::kNotIssued) {
       violation("issued thread block " + std::to_string(tb) + " twice", sm, kernel);
     }
-    duration = durations_[index(sm)].draw(k.desc->tb_time);
-    if (duration >= kTimeHorizonPs / 16) {
-      // A lognormal tail draw of a long, widely spread kernel: beyond this, sums of times could
-      // overflow the picosecond clock. The input is the cause, so it is reported as one.
-      throw InputError(k.desc->where, k.desc->name + ".tb_time",
-                       "a thread-block time drawn for kernel '" + k.desc->name + "' is " +
-                           std::to_string(static_cast<double>(duration) / 1e12) +
-                           " s, beyond the model's time horizon; lower its mean or rsd_percent");
-    }
     ++tbs_issued_;
   }
+  launch.tb = tb;
   tb_states_[index(kernel)][tb] = TbState::kRunning;
   const TimePs t = now();
   if (k.start_ps == kNever) k.start_ps = t;
@@ -194,8 +192,7 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
   }
   if (!found) status.residents.push_back({kernel, 1});
 
-  ports_[index(sm)]->start_tb(kernel, tb, k.occupancy.footprint, k.occupancy.shared_memory_config, duration,
-                              restore_bytes);
+  ports_[index(sm)]->start_tb(launch);
   policy_->on_tb_started(sm, kernel, *this);
 }
 

@@ -4,6 +4,8 @@
 // reservations (preemptions) a policy requests. It implements EngineControl, the policy's view of
 // the engine, over the SchedulingFramework's tables. Plain C++: SMs are reached through SmPort.
 //
+// The driver hands an SM a launch record (TbLaunch); the SM decides how long the thread block runs.
+//
 // Invariants checked on every event (violations throw InvariantViolation naming SM, kernel, time):
 // each thread block is issued once (re-issued only after preemption) and completes exactly once;
 // SM resources return to zero when an SM empties.
@@ -19,7 +21,6 @@
 #include "engine/scheduling_framework.h"
 #include "policy/policy.h"
 #include "sm/sm_port.h"
-#include "sm/tb_duration.h"
 
 namespace gpumux {
 
@@ -50,8 +51,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
     std::function<void()> progress;                 ///< optional: every 65536 completed TBs
   };
 
-  SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy, TbDurationMode duration_mode,
-           std::uint64_t seed, Hooks hooks);
+  SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy, Hooks hooks);
 
   /// Connects the SMs (one port per SM, in SmId order) before the simulation starts.
   void attach_sms(std::vector<SmPort*> ports);
@@ -116,8 +116,8 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   std::unique_ptr<SchedulingPolicy> policy_;
   Hooks hooks_;
   std::vector<SmPort*> ports_;
-  std::vector<TbDurationModel> durations_;       ///< one seeded generator per SM
-  std::vector<std::vector<TbState>> tb_states_;  ///< per kernel, per thread block
+  std::vector<std::uint32_t> launches_by_process_;  ///< kernel launches seen per process
+  std::vector<std::vector<TbState>> tb_states_;     ///< per kernel, per thread block
   TbTraceSink* trace_ = nullptr;
   PreemptionMechanism preemption_ = PreemptionMechanism::kDrain;
   std::uint64_t tbs_issued_ = 0;

@@ -13,6 +13,7 @@
 #include "core/kernel_desc.h"
 #include "core/types.h"
 #include "sm/occupancy.h"
+#include "sm/sm_port.h"
 
 namespace gpumux {
 
@@ -20,7 +21,7 @@ namespace gpumux {
 /// the execution time it still needs; the hardware keeps a stack pointer to the saved context).
 struct PtbqEntry {
   std::uint32_t tb = 0;
-  TimePs remaining_ps = 0;
+  ResumeContext resume;  ///< where it stopped, as the SM model that saved it recorded it
 };
 
 /// One kernel launch as the execution engine tracks it: a KSR plus its context (process) id,
@@ -28,6 +29,7 @@ struct PtbqEntry {
 struct KernelStatus {
   KernelId id{};
   ProcessId process{};
+  std::uint32_t process_launch = 0;  ///< the process's n-th kernel launch (0-based)
   const KernelDesc* desc = nullptr;
   int priority = 0;
   std::optional<int> os_tokens;  ///< token budget the OS gave the process (workload `tokens`), if any

@@ -1,21 +1,53 @@
 #pragma once
-// The SM as the SM driver sees it, at every fidelity level (TB-level today, warp-level later):
-// resources to check, thread blocks to start, completions reported back. Plain C++ so the driver
+// The SM as the SM driver sees it, at every fidelity level (sm/tb/ thread-block level, sm/warp/
+// warp level): resources to check, thread blocks to start, completions reported back. Plain C++ so the driver
 // and policies can be unit-tested without SystemC.
 
 #include <cstdint>
 #include <vector>
 
+#include "core/kernel_desc.h"
 #include "core/types.h"
 #include "sm/occupancy.h"
 
 namespace gpumux {
 
+/// Where one warp of a thread block stopped when a context switch saved it (warp-level SM): enough
+/// to continue from the same instruction with the same loop counters once the context is restored.
+struct WarpResume {
+  std::uint32_t pc = 0;
+  std::vector<std::uint32_t> loop_counters;  ///< per loop depth
+  std::uint32_t barriers_passed = 0;
+  bool done = false;
+};
+
+/// What a preempted thread block still has to run, as the SM model that saved it recorded it.
+struct ResumeContext {
+  TimePs remaining_ps = 0;        ///< TB-level: run time left
+  std::vector<WarpResume> warps;  ///< warp-level: each warp's position (empty at TB level)
+};
+
 /// A thread block stopped by a context switch: what it still has to run.
 struct PreemptedTb {
   KernelId kernel{};
   std::uint32_t tb = 0;
-  TimePs remaining_ps = 0;
+  ResumeContext resume;
+};
+
+/// What the SM driver hands an SM to start one thread block. The SM decides how long it runs: the
+/// TB-level SM draws a duration keyed by (seed, process, process_launch, tb), so the same thread
+/// block runs equally long under every policy; the warp-level SM executes the kernel's program.
+struct TbLaunch {
+  KernelId kernel{};
+  const KernelDesc* desc = nullptr;
+  ProcessId process{};
+  std::uint32_t process_launch = 0;  ///< the process's n-th kernel launch (0-based)
+  std::uint32_t tb = 0;
+  TbFootprint footprint{};
+  std::uint32_t shared_memory_config = 0;
+  bool resumed = false;  ///< a preempted TB re-issued: `resume` says where it stopped
+  ResumeContext resume;
+  std::uint64_t restore_bytes = 0;  ///< context read back from memory before it runs again
 };
 
 /// Receives thread-block completions and finished context saves from the SMs.
@@ -69,11 +101,9 @@ class SmPort {
   /// Would one more thread block with this footprint fit? `shared_memory_config` is the carve-out
   /// the kernel needs; an SM holding TBs keeps its carve-out until it empties.
   [[nodiscard]] virtual bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const = 0;
-  /// Start a thread block now; it completes after `duration_ps` (TB-level model). A re-issued
-  /// preempted TB first restores `restore_bytes` of context from memory.
-  virtual void start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& footprint,
-                        std::uint32_t shared_memory_config, TimePs duration_ps,
-                        std::uint64_t restore_bytes) = 0;
+  /// Start a thread block now. A re-issued preempted TB first restores `launch.restore_bytes` of
+  /// context from memory, then continues from `launch.resume`.
+  virtual void start_tb(const TbLaunch& launch) = 0;
   /// Context switch (Tanasic 3.2): stop every resident thread block now and save its context to
   /// memory; TbCompletionListener::on_context_saved reports the end. Resources stay held until then.
   virtual void save_context() = 0;

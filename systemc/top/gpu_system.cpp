@@ -1,6 +1,7 @@
 #include "top/gpu_system.h"
 
 #include "core/tlm_quantum.h"
+#include "top/sm_factory.h"
 
 namespace gpumux {
 
@@ -13,8 +14,12 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
   queues_ = std::make_unique<CommandQueues>("command_queues", spec.gpu.frontend);
   host_ = std::make_unique<Host>("host", spec.workload, spec.gpu);
   engine_ = std::make_unique<ExecutionEngine>("execution_engine", spec.gpu, spec.workload,
-                                              create_policy(spec.policy, spec.policy_options), spec.seed,
-                                              *this, std::move(progress));
+                                              create_policy(spec.policy, spec.policy_options), *this,
+                                              std::move(progress));
+  sms_ = build_sms(spec.gpu, spec.workload.tb_duration, spec.seed, engine_->driver());
+  std::vector<SmModule*> sms;
+  for (const auto& sm : sms_) sms.push_back(sm.get());
+  engine_->attach_sms(sms);
   h2d_ = std::make_unique<DmaEngine>("dma_h2d", spec.gpu.pcie, *this);
   if (spec.gpu.frontend.copy_engines > 1) d2h_ = std::make_unique<DmaEngine>("dma_d2h", spec.gpu.pcie, *this);
   dispatcher_ = std::make_unique<CommandDispatcher>("command_dispatcher", *queues_, *engine_, *h2d_,
@@ -30,7 +35,7 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
     d2h_->link_socket.bind(pcie_->dma_socket);
     d2h_->memory_socket.bind(memory_->socket);
   }
-  for (const auto& sm : engine_->sms()) sm->memory_socket.bind(memory_->socket);
+  for (const auto& sm : sms_) sm->memory_initiator().bind(memory_->socket);
   engine_->driver().set_preemption(spec.preemption);
 }
 
@@ -69,7 +74,7 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
                           c.command.stream, c.command.queue, c.command.bytes, c.command.queued_ps,
                           c.command.issued_ps, c.done_ps});
   }
-  for (const auto& sm : engine_->sms()) {
+  for (const auto& sm : sms_) {
     r.sms.push_back({index(sm->id()), sm->busy_ps(), sm->tbs_completed()});
   }
   r.memory.bytes = memory_->channel().bytes();

@@ -4,6 +4,7 @@
 // as in ARCHITECTURE.md (Tanasic Fig. 1).
 
 #include <memory>
+#include <vector>
 
 #include <systemc>
 
@@ -41,6 +42,7 @@ class GpuSystem final : public sc_core::sc_module, public CommandCompletionListe
   std::unique_ptr<CommandQueues> queues_;
   std::unique_ptr<Host> host_;
   std::unique_ptr<ExecutionEngine> engine_;
+  std::vector<std::unique_ptr<SmModule>> sms_;  ///< built by top/sm_factory from sm.model
   std::unique_ptr<DmaEngine> h2d_;
   std::unique_ptr<DmaEngine> d2h_;  ///< null with one copy engine: h2d_ serves both directions
   std::unique_ptr<CommandDispatcher> dispatcher_;

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <exception>
 #include <memory>
 #include <string>
@@ -29,7 +30,7 @@
 #include "frontend/dma_engine.h"
 #include "host/pcie_link.h"
 #include "mem/memory_controller.h"
-#include "sm/sm.h"
+#include "sm/tb/tb_sm.h"
 #include "top/simulation.h"
 
 namespace gpumux {
@@ -103,7 +104,7 @@ class Recorder final : public TbCompletionListener, public CommandCompletionList
   void on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, std::uint64_t bytes) override {
     std::string what = "saved sm" + std::to_string(index(sm)) + " bytes" + std::to_string(bytes);
     for (const PreemptedTb& p : saved) {
-      what += " tb" + std::to_string(p.tb) + "/" + std::to_string(p.remaining_ps);
+      what += " tb" + std::to_string(p.tb) + "/" + std::to_string(p.resume.remaining_ps);
     }
     events.push_back({what, now()});
   }
@@ -123,12 +124,33 @@ class Recorder final : public TbCompletionListener, public CommandCompletionList
 /// Context of `registers` 32-bit registers: registers * 4 bytes.
 TbFootprint footprint(std::uint32_t registers) { return TbFootprint{registers, 0, 256, 8}; }
 
+/// Thread block `tb` of a kernel whose thread blocks run `duration_ps` (fixed durations); with
+/// `restore_bytes`, a preempted one that restores that much context and then runs `duration_ps`.
+TbLaunch launch(std::uint32_t tb, std::uint32_t registers, TimePs duration_ps, std::uint64_t restore_bytes) {
+  static std::deque<KernelDesc> kernels;  // outlive the simulation of this process
+  kernels.emplace_back();
+  kernels.back().name = "k";
+  kernels.back().tb_time.mean_ps = duration_ps;
+  TbLaunch l;
+  l.kernel = KernelId{0};
+  l.desc = &kernels.back();
+  l.tb = tb;
+  l.footprint = footprint(registers);
+  l.shared_memory_config = 49152;
+  l.restore_bytes = restore_bytes;
+  if (restore_bytes > 0) {
+    l.resumed = true;
+    l.resume.remaining_ps = duration_ps;
+  }
+  return l;
+}
+
 /// One elaboration: a memory controller behind a probe, a PCIe link, two DMA engines and `sms`
 /// SMs; `script` runs in a thread at time zero and drives them. Returns the recorded events, the
 /// arrivals and the controller's count, or the error that stopped the simulation.
 nlohmann::json run_scenario(
     std::uint32_t sms,
-    const std::function<void(std::vector<std::unique_ptr<Sm>>&, DmaEngine&, DmaEngine&)>& script) {
+    const std::function<void(std::vector<std::unique_ptr<TbSm>>&, DmaEngine&, DmaEngine&)>& script) {
   return run_in_child([&] {
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     set_global_quantum();
@@ -147,9 +169,10 @@ nlohmann::json run_scenario(
     h2d->memory_socket.bind(probe->in);
     d2h->link_socket.bind(link->dma_socket);
     d2h->memory_socket.bind(probe->in);
-    std::vector<std::unique_ptr<Sm>> list;
+    std::vector<std::unique_ptr<TbSm>> list;
     for (std::uint32_t s = 0; s < sms; ++s) {
-      list.push_back(std::make_unique<Sm>(("sm_" + std::to_string(s)).c_str(), SmId{s}, gpu, recorder));
+      list.push_back(std::make_unique<TbSm>(("sm_" + std::to_string(s)).c_str(), SmId{s}, gpu,
+                                            TbDurationMode::kFixed, 1, recorder));
       list.back()->memory_socket.bind(probe->in);
     }
     spawn_thread("script", [&] { script(list, *h2d, *d2h); });
@@ -198,10 +221,10 @@ void expect_time_order(const nlohmann::json& r) {
 // did before issue 19, put all of SM 1's bursts behind 1088 ns: it finished at 1344 ns.)
 TEST(MemoryOrder, ConcurrentContextSavesInterleaveInTimeOrder) {
   const nlohmann::json r = run_scenario(2, [](auto& sms, DmaEngine&, DmaEngine&) {
-    sms[0]->start_tb(KernelId{0}, 0, footprint(4096), 49152, 1'000'000 * kNs, 0);
+    sms[0]->start_tb(launch(0, 4096, 1'000'000 * kNs, 0));
     sms[0]->save_context();
     wait_until(10 * kNs);
-    sms[1]->start_tb(KernelId{0}, 1, footprint(4096), 49152, 1'000'000 * kNs, 0);
+    sms[1]->start_tb(launch(1, 4096, 1'000'000 * kNs, 0));
     sms[1]->save_context();
   });
   expect_time_order(r);
@@ -224,7 +247,7 @@ TEST(MemoryOrder, DmaCopiesAndAContextSaveShareTheControllerInTimeOrder) {
     h2d.accept(copy(1, CommandKind::kHostToDevice, 16384));
     d2h.accept(copy(2, CommandKind::kDeviceToHost, 8192));
     wait_until(1000 * kNs);
-    sms[0]->start_tb(KernelId{0}, 0, footprint(4096), 49152, 1'000'000 * kNs, 0);
+    sms[0]->start_tb(launch(0, 4096, 1'000'000 * kNs, 0));
     sms[0]->save_context();
   });
   expect_time_order(r);
@@ -240,10 +263,10 @@ TEST(MemoryOrder, DmaCopiesAndAContextSaveShareTheControllerInTimeOrder) {
 // data at 484 and 740 ns). The thread block runs 740-1740 ns.
 TEST(MemoryOrder, RestoredThreadBlockStartsWhenItsContextIsBack) {
   const nlohmann::json r = run_scenario(2, [](auto& sms, DmaEngine&, DmaEngine&) {
-    sms[1]->start_tb(KernelId{0}, 1, footprint(4096), 49152, 1'000'000 * kNs, 0);
+    sms[1]->start_tb(launch(1, 4096, 1'000'000 * kNs, 0));
     sms[1]->save_context();
     wait_until(20 * kNs);
-    sms[0]->start_tb(KernelId{0}, 0, footprint(2048), 49152, 1000 * kNs, 8192);
+    sms[0]->start_tb(launch(0, 2048, 1000 * kNs, 8192));
   });
   expect_time_order(r);
   EXPECT_EQ(r["arrivals_ns"], nlohmann::json({256, 276, 512, 532, 768, 1024}));
@@ -258,7 +281,7 @@ TEST(MemoryOrder, RestoredThreadBlockStartsWhenItsContextIsBack) {
 // ran: all of its 1000 ns are left.
 TEST(MemoryOrder, SaveDuringARestoreWaitsForIt) {
   const nlohmann::json r = run_scenario(1, [](auto& sms, DmaEngine&, DmaEngine&) {
-    sms[0]->start_tb(KernelId{0}, 0, footprint(2048), 49152, 1000 * kNs, 8192);
+    sms[0]->start_tb(launch(0, 2048, 1000 * kNs, 8192));
     wait_until(300 * kNs);
     sms[0]->save_context();
   });

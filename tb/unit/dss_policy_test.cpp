@@ -35,7 +35,7 @@ class DssPolicyTest : public test::DriverTest {
     for (std::uint32_t p = 0; p < processes; ++p) hooks.process_names.push_back("p" + std::to_string(p));
     if (!policy) policy = std::make_unique<DssPolicy>();
     dss_ = policy.get();
-    driver_ = std::make_unique<SmDriver>(gpu_, std::move(policy), TbDurationMode::kFixed, 1, hooks);
+    driver_ = std::make_unique<SmDriver>(gpu_, std::move(policy), hooks);
     driver_->set_preemption(mechanism);
     fakes_.clear();
     for (std::uint32_t s = 0; s < sms; ++s) fakes_.push_back(std::make_unique<test::FakeSm>(gpu_.sm));

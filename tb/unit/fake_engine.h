@@ -12,6 +12,7 @@
 #include "common/test_support.h"
 #include "engine/sm_driver.h"
 #include "policy/registry.h"
+#include "sm/tb/tb_duration.h"
 
 namespace gpumux::test {
 
@@ -22,10 +23,10 @@ class FakeSm final : public SmPort {
   [[nodiscard]] bool fits(const TbFootprint& f, std::uint32_t config) const override {
     return usage_.fits(limits_, f, config);
   }
-  void start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& f, std::uint32_t, TimePs duration,
-                std::uint64_t restore_bytes) override {
-    usage_.add(f);
-    running.push_back({kernel, tb, f, duration, restore_bytes});
+  void start_tb(const TbLaunch& launch) override {
+    usage_.add(launch.footprint);
+    running.push_back(
+        {launch.kernel, launch.tb, launch.footprint, durations_.duration_of(launch), launch.restore_bytes});
   }
   /// The save is completed by the test with finish_save().
   void save_context() override { save_requested = true; }
@@ -34,7 +35,7 @@ class FakeSm final : public SmPort {
     std::vector<PreemptedTb> saved;
     while (!running.empty()) {
       const Tb t = finish_oldest();
-      saved.push_back({t.kernel, t.tb, t.duration});
+      saved.push_back({t.kernel, t.tb, {t.duration, {}}});
     }
     save_requested = false;
     return saved;
@@ -61,6 +62,7 @@ class FakeSm final : public SmPort {
  private:
   const SmResources& limits_;
   SmUsage usage_;
+  TbDurationModel durations_{TbDurationMode::kFixed, 1};
 };
 
 class DriverTest : public ::testing::Test {
@@ -74,8 +76,7 @@ class DriverTest : public ::testing::Test {
     hooks.now = [this] { return now_; };
     hooks.kernel_finished = [this](KernelId k) { finished_.push_back(k); };
     hooks.process_names = {"p0", "p1"};
-    driver_ =
-        std::make_unique<SmDriver>(gpu_, create_policy(policy, options), TbDurationMode::kFixed, 1, hooks);
+    driver_ = std::make_unique<SmDriver>(gpu_, create_policy(policy, options), hooks);
     driver_->set_preemption(mechanism);
     fakes_.clear();
     for (std::uint32_t s = 0; s < sms; ++s) fakes_.push_back(std::make_unique<FakeSm>(gpu_.sm));

@@ -14,6 +14,7 @@
 #include "common/test_support.h"
 #include "engine/sm_driver.h"
 #include "policy/registry.h"
+#include "sm/tb/tb_duration.h"
 
 namespace gpumux::test {
 
@@ -23,10 +24,10 @@ class TimedSm final : public SmPort {
   [[nodiscard]] bool fits(const TbFootprint& f, std::uint32_t config) const override {
     return usage_.fits(limits_, f, config);
   }
-  void start_tb(KernelId kernel, std::uint32_t tb, const TbFootprint& f, std::uint32_t, TimePs duration,
-                std::uint64_t) override {
-    usage_.add(f);
-    running.push_back({kernel, tb, f, now_, now_ + duration, order_++});
+  void start_tb(const TbLaunch& launch) override {
+    usage_.add(launch.footprint);
+    running.push_back(
+        {launch.kernel, launch.tb, launch.footprint, now_, now_ + durations_.duration_of(launch), order_++});
   }
   void save_context() override { ADD_FAILURE() << "policy preempted an SM"; }
   [[nodiscard]] const SmUsage& usage() const override { return usage_; }
@@ -65,6 +66,7 @@ class TimedSm final : public SmPort {
   const TimePs& now_;
   SmUsage usage_;
   std::uint64_t order_ = 0;
+  TbDurationModel durations_{TbDurationMode::kFixed, 1};
 };
 
 /// Fermi-like SMs (Pai Table 4: 32768 registers, 1536 threads, 8 TBs, 48 warps, 48 KB, up to 8
@@ -95,8 +97,7 @@ class TimedEngineTest : public ::testing::Test {
       end_[index(k)] = now_;
     };
     hooks.process_names = {"p0", "p1", "p2", "p3"};
-    driver_ =
-        std::make_unique<SmDriver>(gpu_, create_policy(policy, options), TbDurationMode::kFixed, 1, hooks);
+    driver_ = std::make_unique<SmDriver>(gpu_, create_policy(policy, options), hooks);
     sms_.clear();
     for (std::uint32_t s = 0; s < sms; ++s) sms_.push_back(std::make_unique<TimedSm>(gpu_.sm, now_));
     std::vector<SmPort*> ports;

@@ -115,13 +115,13 @@ class WarpSm final : public SmModule {
   [[nodiscard]] WarpSmStats warp_stats() const override { return stats_; }
 
   /// Active warps (resident, not finished, not being restored), for the VCD (Awatramani Fig. 3.11).
-  [[nodiscard]] const int& traced_active_warps() const { return traced_active_warps_; }
+  [[nodiscard]] const int* traced_active_warps() const override { return &traced_active_warps_; }
   /// Warp instructions issued at the SM's latest activation (holds its value over skipped cycles).
-  [[nodiscard]] const int& traced_issued() const { return traced_issued_; }
+  [[nodiscard]] const int* traced_issued() const override { return &traced_issued_; }
   /// Warp instructions issued per kernel, indexed by index(KernelId) (absent kernels: 0 or beyond the
   /// end). A thread block's instructions are added when it completes or is saved by a context switch.
-  [[nodiscard]] const std::vector<std::uint64_t>& instructions_by_kernel() const {
-    return instructions_by_kernel_;
+  [[nodiscard]] const std::vector<std::uint64_t>* instructions_by_kernel() const override {
+    return &instructions_by_kernel_;
   }
 
  private:

@@ -1,0 +1,100 @@
+#include "sm/context_mover.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "core/error.h"
+#include "core/processes.h"
+
+namespace gpumux {
+
+ContextMover::ContextMover(tlm::tlm_initiator_socket<>& socket, const GpuConfig& gpu, SmId sm)
+    : socket_(socket),
+      sm_(sm),
+      bytes_per_ps_(gpu.memory.bandwidth_gb_per_s * 1e9 / 1e12 /
+                    (gpu.context_switch.per_sm_share ? static_cast<double>(gpu.num_sms) : 1.0)),
+      burst_bytes_(gpu.context_switch.burst_bytes),
+      pace_ps_(static_cast<double>(gpu.context_switch.burst_bytes) / bytes_per_ps_),
+      buffer_(gpu.context_switch.burst_bytes, 0) {
+  spawn_thread("memory_initiator", [this] { run(); });
+  payload_.set_data_ptr(buffer_.data());
+  payload_.set_byte_enable_ptr(nullptr);
+  payload_.set_address(0x1000'0000ULL * (index(sm_) + 1));
+}
+
+void ContextMover::request(bool is_write, std::uint64_t bytes, Done on_done) {
+  const TimePs now = sc_core::sc_time_stamp().value();
+  Transfer t;
+  t.is_write = is_write;
+  t.start_ps = now;
+  t.left = bytes;
+  t.done_ps = now;
+  t.on_done = std::move(on_done);
+  transfers_.push_back(std::move(t));
+  requested_.notify(sc_core::SC_ZERO_TIME);
+}
+
+TimePs ContextMover::next_burst_ps(const Transfer& t) const {
+  // The burst leaves the SM once its share of the bandwidth has carried it.
+  const double size = static_cast<double>(std::min<std::uint64_t>(t.left, burst_bytes_));
+  return t.start_ps + round_to_ps(t.sent_ps + pace_ps_ * size / burst_bytes_);
+}
+
+void ContextMover::run() {
+  quantum_keeper_.reset();
+  while (true) {
+    if (transfers_.empty()) {
+      sc_core::wait(requested_);
+      quantum_keeper_.reset();
+      continue;
+    }
+    // The earliest burst of any transfer (ties: the transfer requested first).
+    auto next = transfers_.begin();
+    TimePs at = next_burst_ps(*next);
+    for (auto it = std::next(transfers_.begin()); it != transfers_.end(); ++it) {
+      const TimePs t = next_burst_ps(*it);
+      if (t < at) {
+        at = t;
+        next = it;
+      }
+    }
+    const TimePs now = sc_core::sc_time_stamp().value();
+    if (at < now) {
+      throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now)) + " ns on SM " +
+                               std::to_string(index(sm_)) + ": a context burst due at " +
+                               std::to_string(ns_from_ps(at)) + " ns was not sent in time");
+    }
+    quantum_keeper_.set(sc_core::sc_time::from_value(at - now));
+    if (at > now && quantum_keeper_.need_sync()) {
+      // Synchronise (the quantum keeper's sync, woken early if a transfer requested meanwhile has
+      // an earlier burst), then choose again.
+      sc_core::wait(quantum_keeper_.get_local_time(), requested_);
+      quantum_keeper_.reset();
+      continue;
+    }
+    Transfer& t = *next;
+    const auto size = static_cast<std::uint32_t>(std::min<std::uint64_t>(t.left, burst_bytes_));
+    t.sent_ps += pace_ps_ * size / burst_bytes_;
+    t.left -= size;
+    payload_.set_command(t.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    payload_.set_data_length(size);
+    payload_.set_streaming_width(size);
+    payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay = quantum_keeper_.get_local_time();
+    socket_->b_transport(payload_, delay);
+    if (payload_.is_response_error()) {
+      throw InvariantViolation("SM " + std::to_string(index(sm_)) +
+                               ": a context burst failed: " + payload_.get_response_string());
+    }
+    t.done_ps = std::max<TimePs>(t.done_ps, sc_core::sc_time_stamp().value() + delay.value());
+    if (t.left == 0) {
+      const Done done = std::move(t.on_done);
+      const TimePs done_ps = t.done_ps;
+      transfers_.erase(next);
+      done(done_ps);
+    }
+  }
+}
+
+}  // namespace gpumux

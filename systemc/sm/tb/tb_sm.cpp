@@ -1,0 +1,166 @@
+#include "sm/tb/tb_sm.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.h"
+#include "core/processes.h"
+
+namespace gpumux {
+
+TbSm::TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, TbDurationMode duration_mode,
+           std::uint64_t seed, TbCompletionListener& listener)
+    : SmModule(name),
+      memory_socket("memory_socket"),
+      id_(id),
+      limits_(gpu.sm),
+      listener_(listener),
+      durations_(duration_mode, seed),
+      mover_(memory_socket, gpu, id) {
+  spawn_method("complete_due", wake_, [this] { complete_due(); });
+  spawn_method("finish_save", save_done_, [this] { finish_save(); });
+}
+
+TimePs TbSm::now_ps() { return sc_core::sc_time_stamp().value(); }
+
+bool TbSm::fits(const TbFootprint& f, std::uint32_t shared_memory_config) const {
+  if (saving_) return false;  // stopped while its context is saved
+  // The shared-memory carve-out can only change while the SM is empty.
+  const std::uint32_t capacity = usage_.thread_blocks == 0 ? shared_memory_config : shared_memory_capacity_;
+  if (shared_memory_config > capacity) return false;
+  return usage_.fits(limits_, f, capacity);
+}
+
+void TbSm::start_tb(const TbLaunch& launch) {
+  const TimePs duration_ps = durations_.duration_of(launch);
+  const TimePs now = now_ps();
+  if (usage_.thread_blocks == 0) {
+    shared_memory_capacity_ = launch.shared_memory_config;
+    busy_since_ps_ = now;
+  }
+  usage_.add(launch.footprint);
+  traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
+
+  const Running record{0, next_sequence_++, now, launch.kernel, launch.tb, launch.footprint};
+  if (launch.restore_bytes > 0) {
+    // A preempted TB first reads its context back (Tanasic 3.2), then runs what it had left.
+    const std::uint64_t number = next_restore_++;
+    restores_.emplace(number, Restore{record, duration_ps, false});
+    mover_.request(false, launch.restore_bytes,
+                   [this, number](TimePs done_ps) { restore_done(number, done_ps); });
+    return;
+  }
+  Running running = record;
+  running.end_ps = now + duration_ps;
+  push_running(running);
+}
+
+void TbSm::push_running(const Running& tb) {
+  running_.push(tb);
+  if (tb.end_ps < wake_at_ps_) {
+    wake_at_ps_ = tb.end_ps;
+    wake_.notify(sc_core::sc_time::from_value(tb.end_ps - now_ps()));
+  }
+}
+
+void TbSm::release(const TbFootprint& f) {
+  usage_.remove(f);
+  traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
+}
+
+void TbSm::complete_due() {
+  const TimePs now = now_ps();
+  wake_at_ps_ = kNever;
+  while (!running_.empty() && running_.top().end_ps <= now) {
+    const Running done = running_.top();
+    running_.pop();
+    release(done.footprint);
+    ++tbs_completed_;
+    if (usage_.thread_blocks == 0) busy_total_ps_ += now - busy_since_ps_;
+    // The driver may start new thread blocks from inside this call; they end in the future.
+    listener_.on_tb_complete(id_, done.kernel, done.tb, done.start_ps);
+  }
+  if (!running_.empty() && running_.top().end_ps < wake_at_ps_) {
+    wake_at_ps_ = running_.top().end_ps;
+    wake_.notify(sc_core::sc_time::from_value(wake_at_ps_ - now));
+  }
+}
+
+TimePs TbSm::busy_ps() const {
+  return busy_total_ps_ + (usage_.thread_blocks > 0 ? now_ps() - busy_since_ps_ : 0);
+}
+
+void TbSm::restore_done(std::uint64_t number, TimePs done_ps) {
+  const auto it = restores_.find(number);
+  const Restore restore = it->second;
+  restores_.erase(it);
+  Running tb = restore.tb;
+  tb.end_ps = done_ps + restore.duration_ps;
+  if (!restore.saved) {
+    push_running(tb);
+    return;
+  }
+  // Restored for a save that stopped the SM meanwhile: it never ran, so all of it is left to run.
+  saved_.push_back({{tb.kernel, tb.tb, {restore.duration_ps, {}}}, tb.footprint, tb.end_ps, tb.sequence});
+  save_ready_ps_ = std::max(save_ready_ps_, done_ps);
+  --restores_to_save_;
+  maybe_finish_save();
+}
+
+void TbSm::save_written(TimePs done_ps) {
+  save_sent_ = true;
+  save_ready_ps_ = std::max(save_ready_ps_, done_ps);
+  maybe_finish_save();
+}
+
+void TbSm::maybe_finish_save() {
+  if (!save_sent_ || restores_to_save_ > 0) return;
+  save_done_.notify(sc_core::sc_time::from_value(save_ready_ps_ - now_ps()));
+}
+
+void TbSm::save_context() {
+  const TimePs now = now_ps();
+  saved_.clear();
+  saving_bytes_ = 0;
+  restores_to_save_ = 0;
+  while (!running_.empty()) {
+    const Running r = running_.top();
+    running_.pop();
+    saved_.push_back(
+        {{r.kernel, r.tb, {r.end_ps > now ? r.end_ps - now : 0, {}}}, r.footprint, r.end_ps, r.sequence});
+    saving_bytes_ += ContextMover::bytes_per_tb(r.footprint.registers, r.footprint.shared_memory);
+  }
+  for (auto& [number, restore] : restores_) {
+    restore.saved = true;
+    ++restores_to_save_;
+    saving_bytes_ +=
+        ContextMover::bytes_per_tb(restore.tb.footprint.registers, restore.tb.footprint.shared_memory);
+  }
+  wake_at_ps_ = kNever;
+  wake_.cancel();
+  if (saved_.empty() && restores_to_save_ == 0) return;
+  saving_ = true;
+  save_sent_ = false;
+  save_ready_ps_ = now;
+  mover_.request(true, saving_bytes_, [this](TimePs done_ps) { save_written(done_ps); });
+}
+
+void TbSm::finish_save() {
+  const TimePs now = now_ps();
+  // In the order the thread blocks would have completed (as they were stopped).
+  std::sort(saved_.begin(), saved_.end(), [](const SavedTb& a, const SavedTb& b) {
+    return a.end_ps != b.end_ps ? a.end_ps < b.end_ps : a.sequence < b.sequence;
+  });
+  std::vector<PreemptedTb> saved;
+  saved.reserve(saved_.size());
+  for (const SavedTb& s : saved_) {
+    release(s.footprint);
+    saved.push_back(s.tb);
+  }
+  busy_total_ps_ += now - busy_since_ps_;
+  saved_.clear();
+  saving_ = false;
+  listener_.on_context_saved(id_, saved, saving_bytes_);
+}
+
+}  // namespace gpumux

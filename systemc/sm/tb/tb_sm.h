@@ -1,0 +1,112 @@
+#pragma once
+// A streaming multiprocessor at thread-block fidelity (`sm.model: tb`): it holds resident thread
+// blocks of one or more kernels within its register, shared-memory, thread, warp and TB-slot
+// budgets, draws each thread block's run time from its kernel's profile (sm/tb/tb_duration.h) and
+// reports each completion at the simulated time it happens. Event-driven: one timed event per
+// distinct completion time; nothing runs while all its thread blocks are busy.
+//
+// Context switch (Tanasic 3.2): saves and restores go through the SM's ContextMover (bursts paced
+// at the SM's bandwidth share, in time order with every other initiator). A re-issued thread block
+// starts running when its context is back; a save that stops the SM while a thread block is still
+// being restored completes after that restore.
+
+#include <cstdint>
+#include <map>
+#include <queue>
+#include <vector>
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <systemc>
+#include <tlm>
+
+#include "core/gpu_config.h"
+#include "core/workload.h"
+#include "sm/context_mover.h"
+#include "sm/sm_model.h"
+#include "sm/tb/tb_duration.h"
+
+namespace gpumux {
+
+class TbSm final : public SmModule {
+ public:
+  /// Context save and restore traffic to the memory controller (TLM-2.0 writes and reads).
+  tlm_utils::simple_initiator_socket<TbSm> memory_socket;
+
+  TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, TbDurationMode duration_mode,
+       std::uint64_t seed, TbCompletionListener& listener);
+
+  [[nodiscard]] bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const override;
+  void start_tb(const TbLaunch& launch) override;
+  void save_context() override;
+  [[nodiscard]] const SmUsage& usage() const override { return usage_; }
+
+  [[nodiscard]] tlm::tlm_initiator_socket<>& memory_initiator() override { return memory_socket; }
+  [[nodiscard]] SmId id() const override { return id_; }
+  [[nodiscard]] TimePs busy_ps() const override;
+  [[nodiscard]] std::uint64_t tbs_completed() const override { return tbs_completed_; }
+  [[nodiscard]] const int& traced_resident_tbs() const override { return traced_resident_tbs_; }
+
+ private:
+  struct Running {
+    TimePs end_ps = 0;
+    std::uint64_t sequence = 0;  ///< issue order: deterministic tie-break between equal end times
+    TimePs start_ps = 0;
+    KernelId kernel{};
+    std::uint32_t tb = 0;
+    TbFootprint footprint{};
+    bool operator>(const Running& other) const {
+      return end_ps != other.end_ps ? end_ps > other.end_ps : sequence > other.sequence;
+    }
+  };
+
+  /// A thread block stopped by a context save, with its place in completion order.
+  struct SavedTb {
+    PreemptedTb tb;
+    TbFootprint footprint{};
+    TimePs end_ps = 0;
+    std::uint64_t sequence = 0;
+  };
+  /// A re-issued thread block waiting for its context to come back.
+  struct Restore {
+    Running tb{};            ///< end_ps unset until the context is back
+    TimePs duration_ps = 0;  ///< what it runs once its context is back
+    bool saved = false;      ///< a save stopped the SM meanwhile; the TB goes to the save
+  };
+
+  void complete_due();
+  void finish_save();
+  void release(const TbFootprint& footprint);
+  void push_running(const Running& tb);
+  void restore_done(std::uint64_t restore, TimePs done_ps);
+  void save_written(TimePs done_ps);
+  void maybe_finish_save();
+  [[nodiscard]] static TimePs now_ps();
+
+  SmId id_;
+  const SmResources& limits_;
+  TbCompletionListener& listener_;
+  TbDurationModel durations_;
+  SmUsage usage_;
+  std::uint32_t shared_memory_capacity_ = 0;  ///< carve-out chosen by the first resident TB
+  std::priority_queue<Running, std::vector<Running>, std::greater<>> running_;
+  std::uint64_t next_sequence_ = 0;
+  TimePs wake_at_ps_ = kNever;
+  sc_core::sc_event wake_;
+  TimePs busy_since_ps_ = 0;
+  TimePs busy_total_ps_ = 0;
+  std::uint64_t tbs_completed_ = 0;
+  int traced_resident_tbs_ = 0;
+  // Context switch.
+  ContextMover mover_;
+  std::map<std::uint64_t, Restore> restores_;  ///< by request number: deterministic order
+  std::uint64_t next_restore_ = 0;
+  bool saving_ = false;  ///< stopped for a context save, from save_context() to on_context_saved
+  bool save_sent_ = false;
+  std::uint32_t restores_to_save_ = 0;  ///< restores still running whose TBs the save includes
+  TimePs save_ready_ps_ = 0;            ///< the save's last write taken, and those restores done
+  std::vector<SavedTb> saved_;
+  std::uint64_t saving_bytes_ = 0;
+  sc_core::sc_event save_done_;
+};
+
+}  // namespace gpumux

@@ -1,0 +1,29 @@
+#include "top/sm_factory.h"
+
+#include <string>
+
+#include "sm/tb/tb_sm.h"
+#include "sm/warp/warp_sm.h"
+
+namespace gpumux {
+
+std::vector<std::unique_ptr<SmModule>> build_sms(const GpuConfig& gpu, TbDurationMode duration_mode,
+                                                 std::uint64_t seed, TbCompletionListener& listener) {
+  std::vector<std::unique_ptr<SmModule>> sms;
+  sms.reserve(gpu.num_sms);
+  for (std::uint32_t s = 0; s < gpu.num_sms; ++s) {
+    const std::string name = "sm_" + std::to_string(s);
+    switch (gpu.sm_model) {
+      case SmModel::kThreadBlock:
+        sms.push_back(std::make_unique<TbSm>(name.c_str(), SmId{s}, gpu, duration_mode, seed, listener));
+        break;
+      case SmModel::kWarp:
+        sms.push_back(std::make_unique<WarpSm>(name.c_str(), SmId{s}, gpu, listener,
+                                               WarpSm::schedulers_from_registry(gpu)));
+        break;
+    }
+  }
+  return sms;
+}
+
+}  // namespace gpumux

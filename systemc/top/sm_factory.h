@@ -1,0 +1,23 @@
+#pragma once
+// Builds the SMs of a run from the GPU config's sm.model (ARCHITECTURE.md "Two fidelity levels"):
+// `tb` gives TB-level SMs (sm/tb/), `warp` warp-level SMs (sm/warp/). Everything else in the system
+// sees only SmModule / SmPort.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/gpu_config.h"
+#include "core/workload.h"
+#include "sm/sm_model.h"
+
+namespace gpumux {
+
+/// One SM per gpu.num_sms, named sm_0 .., created in the current module (call it from a module's
+/// constructor). Completions go to `listener`.
+[[nodiscard]] std::vector<std::unique_ptr<SmModule>> build_sms(const GpuConfig& gpu,
+                                                               TbDurationMode duration_mode,
+                                                               std::uint64_t seed,
+                                                               TbCompletionListener& listener);
+
+}  // namespace gpumux
