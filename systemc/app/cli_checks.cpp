@@ -10,6 +10,8 @@
 #include <limits>
 
 #include "app/commands.h"
+
+#include "sm/warp_scheduler/registry.h"
 #include "core/error.h"
 
 namespace gpumux {
@@ -90,6 +92,30 @@ std::string default_output_dir(const std::string& workload_name) {
                      "give --out DIR");
   }
   return "out/" + workload_name;
+}
+
+void apply_sm_model_options(GpuConfig& gpu, const std::string& sm_model, const std::string& warp_scheduler) {
+  if (sm_model == "tb") {
+    gpu.sm_model = SmModel::kThreadBlock;
+  } else if (sm_model == "warp") {
+    gpu.sm_model = SmModel::kWarp;
+  } else if (!sm_model.empty()) {
+    throw InputError("--sm-model must be tb or warp, not '" + sm_model + "'");
+  }
+  if (!warp_scheduler.empty()) {
+    if (find_warp_scheduler(warp_scheduler) == nullptr) {
+      std::string known;
+      for (const std::string& name : warp_scheduler_names()) known += (known.empty() ? "" : ", ") + name;
+      throw InputError("--warp-scheduler: unknown warp scheduler '" + warp_scheduler + "' (known: " + known +
+                       "; gpumux list warp-schedulers)");
+    }
+    if (warp_scheduler != gpu.warp.scheduler) gpu.warp.scheduler_options.clear();
+    gpu.warp.scheduler = warp_scheduler;
+  }
+  if (gpu.sm_model == SmModel::kWarp && gpu.warp.alu.count == 0) {
+    throw InputError("--sm-model warp: GPU '" + gpu.name + "' (" + gpu.source_file +
+                     ") has no sm.warp section (execution units, latencies, warp schedulers); see docs/config.md");
+  }
 }
 
 }  // namespace gpumux

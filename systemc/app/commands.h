@@ -28,6 +28,12 @@ int phases_command(const std::vector<std::string>& args);
 /// "context-switch" or "drain"; InputError otherwise.
 [[nodiscard]] PreemptionMechanism parse_preemption(const std::string& text);
 
+/// Applies --sm-model (tb | warp; empty: the GPU file's sm.model) and --warp-scheduler (empty: the
+/// GPU file's sm.warp.scheduler; another name drops the file's scheduler_options, which belong to
+/// its own scheduler) to `gpu`. InputError for an unknown model or scheduler, or for warp on a GPU
+/// whose file has no sm.warp section (naming the file).
+void apply_sm_model_options(GpuConfig& gpu, const std::string& sm_model, const std::string& warp_scheduler);
+
 /// Directory holding gpus/, kernels/, workloads/: $GPUMUX_CONFIG_DIR, else the source tree's configs/.
 [[nodiscard]] std::string config_dir();
 

@@ -66,6 +66,8 @@ int run_command(const std::vector<std::string>& args) {
   std::string timeline;
   std::string jobs_text = std::to_string(std::max(1U, std::thread::hardware_concurrency()));
   std::string timeout_text = std::to_string(kDefaultWallTimeoutS);
+  std::string sm_model;
+  std::string warp_scheduler;
   options.add_options()("help,h", "show this help")("gpu", po::value(&gpu_path)->required(),
                                                     "GPU config (configs/gpus/*.yaml)")(
       "workload", po::value(&workload_path)->required(), "workload (configs/workloads/*.yaml)")(
@@ -75,6 +77,12 @@ int run_command(const std::vector<std::string>& args) {
       "policy option KEY=VALUE (repeatable), e.g. access=exclusive")(
       "preemption", po::value(&preemption)->default_value("context-switch"),
       "how policies that preempt take an SM: context-switch or drain (Tanasic 3.2)")(
+      "sm-model", po::value(&sm_model),
+      "SM fidelity: tb (thread-block durations) or warp (warps execute kernel programs); default: the "
+      "GPU file's sm.model")(
+      "warp-scheduler", po::value(&warp_scheduler),
+      "warp scheduler at the warp level (gpumux list warp-schedulers); default: the GPU file's "
+      "sm.warp.scheduler")(
       "seed", po::value(&seed_text)->default_value(seed_text),
       "random seed, 0 to 2^64-1 (same inputs and seed => identical stats)")(
       "out", po::value(&out_dir), "output directory for stats.json (default out/<workload name>)")(
@@ -108,7 +116,8 @@ int run_command(const std::vector<std::string>& args) {
   const auto timeout =
       static_cast<unsigned>(parse_integer_option("--timeout", timeout_text, 0, kMaxWallTimeoutS));
   (void)parse_preemption(preemption);
-  const GpuConfig gpu = load_gpu_config(gpu_path);
+  GpuConfig gpu = load_gpu_config(gpu_path);
+  apply_sm_model_options(gpu, sm_model, warp_scheduler);
   const Workload workload = load_workload(workload_path, gpu);
   const PolicyOptions policy_options = parse_policy_options(policy_opts);
   (void)create_policy(policy,

@@ -9,6 +9,8 @@ void to_json(nlohmann::json& j, const RunResult& r) {
   j = nlohmann::json{{"schema_version", kRunResultSchemaVersion},
                      {"policy", r.policy},
                      {"seed", r.seed},
+                     {"sm_model", r.sm_model},
+                     {"warp_scheduler", r.warp_scheduler},
                      {"end_ps", r.end_ps},
                      {"tbs_issued", r.tbs_issued},
                      {"tbs_completed", r.tbs_completed},
@@ -31,6 +33,8 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   }
   j.at("policy").get_to(r.policy);
   j.at("seed").get_to(r.seed);
+  j.at("sm_model").get_to(r.sm_model);
+  j.at("warp_scheduler").get_to(r.warp_scheduler);
   j.at("end_ps").get_to(r.end_ps);
   j.at("tbs_issued").get_to(r.tbs_issued);
   j.at("tbs_completed").get_to(r.tbs_completed);

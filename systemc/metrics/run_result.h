@@ -11,6 +11,7 @@
 
 #include "core/field_count.h"
 #include "core/types.h"
+#include "core/warp_stats.h"
 
 namespace gpumux {
 
@@ -33,6 +34,7 @@ struct KernelRecord {
   std::uint32_t thread_blocks = 0;
   std::uint32_t tbs_per_sm = 0;   ///< occupancy alone
   std::uint32_t preemptions = 0;  ///< times an SM running it was preempted
+  std::uint64_t instructions = 0;  ///< warp instructions issued (warp-level SMs; 0 at TB level)
 };
 
 /// One preemption of an SM.
@@ -61,6 +63,7 @@ struct SmRecord {
   std::uint32_t id = 0;
   TimePs busy_ps = 0;
   std::uint64_t thread_blocks = 0;
+  WarpSmStats warp;  ///< warp-level SMs only (zero at TB level)
 };
 
 struct MemoryRecord {
@@ -74,6 +77,8 @@ struct MemoryRecord {
 struct RunResult {
   std::string policy;
   std::uint64_t seed = 0;
+  std::string sm_model;        ///< "tb" or "warp"
+  std::string warp_scheduler;  ///< warp level: the warp scheduler; empty at TB level
   TimePs end_ps = 0;  ///< simulated time when the last process finished
   std::uint64_t tbs_issued = 0;
   std::uint64_t tbs_completed = 0;
@@ -97,24 +102,28 @@ struct RunResult {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessRun, start_ps, end_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessResult, name, runs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelRecord, name, process, launch_ps, start_ps, end_ps, thread_blocks,
-                                   tbs_per_sm, preemptions)
+                                   tbs_per_sm, preemptions, instructions)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PreemptionTrace, sm, kernel, mechanism, requested_ps, done_ps, bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommandTrace, kind, process, stream, queue, bytes, queued_ps, issued_ps,
                                    done_ps)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmRecord, id, busy_ps, thread_blocks)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WarpSmStats, instructions, cycles, scheduler_cycles, idle_memory, idle_barrier,
+                                   idle_no_warp, idle_other, alu_busy_cycles, memory_unit_busy_cycles,
+                                   memory_requests)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmRecord, id, busy_ps, thread_blocks, warp)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, bytes, transactions, busy_ps, pcie_down_bytes, pcie_up_bytes)
 static_assert(field_count<ProcessRun>() == 2, "ProcessRun changed: update its JSON line");
 static_assert(field_count<ProcessResult>() == 2, "ProcessResult changed: update its JSON line");
-static_assert(field_count<KernelRecord>() == 8, "KernelRecord changed: update its JSON line");
+static_assert(field_count<KernelRecord>() == 9, "KernelRecord changed: update its JSON line");
 static_assert(field_count<PreemptionTrace>() == 6, "PreemptionTrace changed: update its JSON line");
 static_assert(field_count<CommandTrace>() == 8, "CommandTrace changed: update its JSON line");
-static_assert(field_count<SmRecord>() == 3, "SmRecord changed: update its JSON line");
+static_assert(field_count<WarpSmStats>() == 10, "WarpSmStats changed: update its JSON line");
+static_assert(field_count<SmRecord>() == 4, "SmRecord changed: update its JSON line");
 static_assert(field_count<MemoryRecord>() == 5, "MemoryRecord changed: update its JSON line");
-static_assert(field_count<RunResult>() == 14, "RunResult changed: update to_json/from_json (run_result.cpp)");
+static_assert(field_count<RunResult>() == 16, "RunResult changed: update to_json/from_json (run_result.cpp)");
 
 /// Version of the RunResult JSON form (the child-to-parent transport and the baseline cache); from_json
 /// refuses any other version. Raise it whenever a field is added, removed or changes meaning.
-inline constexpr int kRunResultSchemaVersion = 1;
+inline constexpr int kRunResultSchemaVersion = 2;
 
 void to_json(nlohmann::json& j, const RunResult& r);
 void from_json(const nlohmann::json& j, RunResult& r);

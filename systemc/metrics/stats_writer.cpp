@@ -26,6 +26,34 @@ RunReport make_report(const GpuConfig& gpu, const Workload& workload, const RunR
 namespace {
 double ns(double ps) { return ps / 1000.0; }
 double ns(TimePs ps) { return static_cast<double>(ps) / 1000.0; }
+
+/// One SM's warp-level figures (docs/user-guide.md "Reading the warp statistics"): issue slots
+/// offered and lost by cause, IPC over the cycles it held warps, unit loads.
+nlohmann::json warp_sm_json(const WarpSmStats& w) {
+  auto share = [&](std::uint64_t part) {
+    return w.scheduler_cycles == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(w.scheduler_cycles);
+  };
+  auto per_cycle = [&](std::uint64_t part) {
+    return w.cycles == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(w.cycles);
+  };
+  return {{"instructions", w.instructions},
+          {"cycles", w.cycles},
+          {"ipc", per_cycle(w.instructions)},
+          {"issue_slots", w.scheduler_cycles},
+          {"idle_slots",
+           {{"memory", w.idle_memory},
+            {"barrier", w.idle_barrier},
+            {"no_warp", w.idle_no_warp},
+            {"other", w.idle_other}}},
+          {"idle_share",
+           {{"memory", share(w.idle_memory)},
+            {"barrier", share(w.idle_barrier)},
+            {"no_warp", share(w.idle_no_warp)},
+            {"other", share(w.idle_other)}}},
+          {"alu_load", per_cycle(w.alu_busy_cycles)},
+          {"memory_unit_load", per_cycle(w.memory_unit_busy_cycles)},
+          {"memory_requests", w.memory_requests}};
+}
 }  // namespace
 
 nlohmann::json stats_json(const RunReport& report) {
@@ -40,6 +68,8 @@ nlohmann::json stats_json(const RunReport& report) {
   j["policy"] = r.policy;
   j["seed"] = r.seed;
   j["policy_options"] = report.policy_options;
+  j["sm_model"] = r.sm_model;
+  if (r.sm_model == "warp") j["warp_scheduler"] = r.warp_scheduler;
   j["simulated_ns"] = ns(r.end_ps);
   j["simulated_cycles"] = gpu.ps_to_cycles(r.end_ps);
   j["metrics"] = {
@@ -68,6 +98,11 @@ nlohmann::json stats_json(const RunReport& report) {
                        {"thread_blocks", k.thread_blocks},
                        {"tbs_per_sm", k.tbs_per_sm},
                        {"preemptions", k.preemptions}});
+    if (r.sm_model == "warp") {
+      const double cycles = gpu.ps_to_cycles(k.end_ps - k.start_ps);
+      kernels.back()["instructions"] = k.instructions;
+      kernels.back()["ipc"] = cycles > 0 ? static_cast<double>(k.instructions) / cycles : 0.0;
+    }
   }
   j["kernels"] = kernels;
   json preemptions = json::array();
@@ -89,6 +124,7 @@ nlohmann::json stats_json(const RunReport& report) {
                    {"utilization",
                     r.end_ps == 0 ? 0.0 : static_cast<double>(s.busy_ps) / static_cast<double>(r.end_ps)},
                    {"thread_blocks", s.thread_blocks}});
+    if (r.sm_model == "warp") sms.back()["warp"] = warp_sm_json(s.warp);
   }
   j["sms"] = sms;
   j["memory"] = {{"bytes", r.memory.bytes},

@@ -10,23 +10,10 @@
 #include <tlm>
 
 #include "core/types.h"
+#include "core/warp_stats.h"
 #include "sm/sm_port.h"
 
 namespace gpumux {
-
-/// Warp-level figures of one SM (all zero for the TB-level model).
-struct WarpSmStats {
-  std::uint64_t instructions = 0;      ///< warp instructions issued
-  std::uint64_t cycles = 0;            ///< core cycles with at least one resident warp
-  std::uint64_t scheduler_cycles = 0;  ///< issue slots offered (schedulers x busy issue cycles)
-  std::uint64_t idle_memory = 0;       ///< issue slots lost: every warp waiting on memory
-  std::uint64_t idle_barrier = 0;      ///< issue slots lost: warps waiting at a barrier (none on memory)
-  std::uint64_t idle_no_warp = 0;      ///< issue slots lost: no warp resident on the scheduler
-  std::uint64_t idle_other = 0;        ///< issue slots lost: operands or units not ready
-  std::uint64_t alu_busy_cycles = 0;
-  std::uint64_t memory_unit_busy_cycles = 0;
-  std::uint64_t memory_requests = 0;
-};
 
 class SmModule : public sc_core::sc_module, public SmPort {
  public:

@@ -41,6 +41,12 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
 
 void GpuSystem::attach_trace(sc_core::sc_trace_file* file) {
   engine_->attach_trace(file);
+  for (const auto& sm : sms_) {
+    // Warp level (Awatramani Fig. 3.11): resident warps and instructions issued per SM.
+    const std::string prefix = "sm_" + std::to_string(index(sm->id())) + ".";
+    if (const int* warps = sm->traced_active_warps()) sc_core::sc_trace(file, *warps, prefix + "active_warps");
+    if (const int* issued = sm->traced_issued()) sc_core::sc_trace(file, *issued, prefix + "issued");
+  }
   const auto& occupancy = queues_->traced_occupancy();
   for (std::size_t q = 0; q < occupancy.size(); ++q) {
     sc_core::sc_trace(file, occupancy[q], "command_queue_" + std::to_string(q) + ".occupancy");
@@ -54,6 +60,8 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   RunResult r;
   r.policy = spec.policy;
   r.seed = spec.seed;
+  r.sm_model = spec.gpu.sm_model == SmModel::kWarp ? "warp" : "tb";
+  if (spec.gpu.sm_model == SmModel::kWarp) r.warp_scheduler = spec.gpu.warp.scheduler;
   r.end_ps = host_->last_finish_ps();
   const SmDriver& driver = engine_->driver();
   r.tbs_issued = driver.tbs_issued();
@@ -66,8 +74,13 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   }
   r.processes = host_->results();
   for (const KernelStatus& k : driver.framework().all_kernels()) {
+    std::uint64_t instructions = 0;
+    for (const auto& sm : sms_) {
+      const std::vector<std::uint64_t>* by_kernel = sm->instructions_by_kernel();
+      if (by_kernel != nullptr && index(k.id) < by_kernel->size()) instructions += (*by_kernel)[index(k.id)];
+    }
     r.kernels.push_back({k.desc->name, index(k.process), k.launch_ps, k.start_ps, k.end_ps, k.total_tbs,
-                         k.occupancy.tbs_per_sm, k.preemptions});
+                         k.occupancy.tbs_per_sm, k.preemptions, instructions});
   }
   for (const CommandRecord& c : dispatcher_->records()) {
     r.commands.push_back({static_cast<std::uint8_t>(c.command.kind), index(c.command.process),
@@ -75,7 +88,7 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
                           c.command.issued_ps, c.done_ps});
   }
   for (const auto& sm : sms_) {
-    r.sms.push_back({index(sm->id()), sm->busy_ps(), sm->tbs_completed()});
+    r.sms.push_back({index(sm->id()), sm->busy_ps(), sm->tbs_completed(), sm->warp_stats()});
   }
   r.memory.bytes = memory_->channel().bytes();
   r.memory.transactions = memory_->transactions();

@@ -58,16 +58,18 @@ RunResult every_field_distinct() {
   RunResult r;
   r.policy = "fcfs";
   r.seed = 3;
+  r.sm_model = "warp";
+  r.warp_scheduler = "gto";
   r.end_ps = 123456789;
   r.tbs_issued = 42;
   r.tbs_completed = 41;
   r.commands_completed = 17;
   r.tbs_reissued = 5;
   r.processes = {{"a", {{1, 2}, {3, 4}}}};
-  r.kernels = {{"k", 6, 11, 12, 13, 14, 8, 2}};
+  r.kernels = {{"k", 6, 11, 12, 13, 14, 8, 2, 77}};
   r.preemptions = {{21, 22, 1, 23, 24, 4096}};
   r.commands = {{3, 31, 32, 33, 4097, 35, 36, 37}};
-  r.sms = {{51, 99, 52}};
+  r.sms = {{51, 99, 52, {71, 72, 73, 74, 75, 76, 77, 78, 79, 80}}};
   r.memory = {61, 62, 63, 64, 65};
   r.wall_seconds = 0.25;
   return r;
@@ -92,6 +94,10 @@ TEST(RunResult, RecordsAreSerialisedByName) {
   EXPECT_EQ(j.at("sms").at(0).at("thread_blocks").get<int>(), 52);
   EXPECT_EQ(j.at("memory").at("pcie_down_bytes").get<int>(), 64);
   EXPECT_EQ(j.at("processes").at(0).at("runs").at(1).at("end_ps").get<int>(), 4);
+  EXPECT_EQ(j.at("kernels").at(0).at("instructions").get<int>(), 77);
+  EXPECT_EQ(j.at("sms").at(0).at("warp").at("idle_barrier").get<int>(), 75);
+  EXPECT_EQ(j.at("sms").at(0).at("warp").at("memory_requests").get<int>(), 80);
+  EXPECT_EQ(j.at("warp_scheduler").get<std::string>(), "gto");
 }
 
 TEST(RunResult, MissingFieldOrOtherVersionIsRejected) {
