@@ -109,7 +109,8 @@ void fewer_runs(ExpandedExperiment& grid) {
 // policies (280 simulations, a few seconds); ljf and srtf-oracle, not in Table 5, are left out.
 //
 // Not asserted, because docs/validation.md ("Tables 5 and 6") says the model does not reproduce it:
-// SJF being the fairest policy (model StrictF 0.57 against SRTF/Adaptive's 0.58; Pai 0.80 / 0.56).
+// SRTF's STP and ANTT ahead of SRTF/Adaptive's (within seed noise, see below); SJF being the fairest policy
+// (model StrictF 0.57 against SRTF/Adaptive's 0.58; Pai 0.80 / 0.56).
 TEST(Fidelity, PaiTable5OrderingsHold) {
   Grid g;
   const Rows m =
@@ -117,8 +118,12 @@ TEST(Fidelity, PaiTable5OrderingsHold) {
   const std::vector<std::string> realizable = {"fifo", "mpmax", "srtf", "srtf-adaptive"};
 
   // Table 5: SRTF has the best STP and ANTT of the realizable policies (FIFO, MPMax, SRTF,
-  // SRTF/Adaptive). Margin: strictly better (model: STP 1.55 against SRTF/Adaptive's 1.54).
-  for (const std::string& p : Names{"fifo", "mpmax", "srtf-adaptive"}) {
+  // SRTF/Adaptive). Asserted strictly against FIFO and MPMax. Not against SRTF/Adaptive: since thread-block
+  // times are drawn per (process, launch, TB) (issue 10), the two are within 1% of each other and the sign
+  // of the gap follows the seed (STP srtf / srtf-adaptive: seed 1 1.543 / 1.550, seed 2 1.54 / 1.55,
+  // seed 3 1.56 / 1.54; docs/validation.md "Tables 5 and 6"): the model does not resolve Pai's 5% gap,
+  // and the within-5% check below is what it does reproduce.
+  for (const std::string& p : Names{"fifo", "mpmax"}) {
     EXPECT_GT(m("srtf/stp"), m(p + "/stp")) << "Pai Table 5: SRTF's STP above " << p << "'s";
     EXPECT_LT(m("srtf/antt"), m(p + "/antt")) << "Pai Table 5: SRTF's ANTT below " << p << "'s";
   }
