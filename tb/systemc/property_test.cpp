@@ -5,16 +5,33 @@
 // whose events run out before the workload finishes fails, naming the stuck streams and SMs); this
 // test adds the end-to-end counts. GPUMUX_PROPERTY_WORKLOADS sets how many workloads (default 150;
 // each runs under every policy variant and mechanism). A failure prints the seed to reproduce it.
+//
+// The same property at warp level (issue 10 item 6): smaller random workloads whose kernels carry
+// random programs (global loads and stores, coalesced or scattered, ALU and SFU work, barriers with
+// shared memory, per-warp trip counts) run on warp-level SMs under every warp scheduler x every policy
+// variant x both mechanisms. Besides the counts: every kernel launch issued exactly the warp
+// instructions its program asks for (thread blocks x the sum over a block's warps of the warp's
+// unrolled instruction count, so no instruction is lost or repeated across context switches and
+// drains), the SMs' instructions add up to the kernels', and each SM's issue slots add up
+// (instructions + idle slots by cause). GPUMUX_PROPERTY_WARP_WORKLOADS sets how many (default 2).
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/test_support.h"
 #include "core/rng.h"
 #include "policy/registry.h"
+#include "program/phase_analysis.h"
+#include "program/program_parser.h"
+#include "sm/warp_scheduler/registry.h"
 #include "top/simulation.h"
 
 namespace gpumux {
@@ -22,9 +39,75 @@ namespace {
 
 struct Generated {
   SimulationSpec spec;
+  /// Warp level: per kernel name, the warp instructions one launch issues.
+  std::map<std::string, std::uint64_t> instructions_per_launch;
 };
 
-Generated random_workload(std::uint64_t seed) {
+/// The warp-level SM of the K20c (configs/gpus/kepler-k20c.yaml's sm.warp section).
+void make_warp_level(GpuConfig& gpu) {
+  gpu.sm_model = SmModel::kWarp;
+  gpu.warp.schedulers = 4;
+  gpu.warp.issue_interval_cycles = 1;
+  gpu.warp.ready_queue_size = 6;
+  gpu.warp.alu = {192, 4};
+  gpu.warp.sfu = {32, 20};
+  gpu.warp.load_store = {32, 24};
+  gpu.warp.shared_memory_latency_cycles = 24;
+  gpu.warp.memory_segment_bytes = 32;
+  gpu.memory.latency_ns = 100;
+}
+
+program::Instruction parsed(const std::string& text) {
+  program::ParsedInstruction p = program::parse_instruction(text);
+  EXPECT_TRUE(p.error.empty()) << text << ": " << p.error;
+  return p.instruction;
+}
+
+/// A random program for a thread block of `warps` warps: an address, a loop (a global load, ALU or
+/// SFU work on it, optionally a shared-memory exchange between two barriers, a global store), an
+/// epilogue. Returns the program (phases analysed for `gpu`) and adds each warp's unrolled
+/// instruction count to `per_tb`.
+std::shared_ptr<const program::Program> random_program(Rng& rng, std::uint32_t warps, const GpuConfig& gpu,
+                                                       std::uint64_t& per_tb) {
+  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng.below(hi - lo + 1); };
+  const bool barrier = rng.below(3) == 0;
+  std::vector<std::string> text = {"alu r2 <- r0, r1"};
+  text.push_back("ldg r3 <- r2 " + std::to_string(32 * pick(1, 16)) + "B " +
+                 (rng.below(3) == 0 ? "scattered" : "coalesced"));
+  text.emplace_back("alu r4 <- r3, r2");
+  text.emplace_back(rng.below(2) == 0 ? "sfu r5 <- r4" : "alu r5 <- r4");
+  if (barrier) {
+    text.emplace_back("sts r5");
+    text.emplace_back("bar");
+    text.emplace_back("lds r5 <- r0");
+    text.emplace_back("bar");
+  }
+  text.emplace_back("stg r5, r2 128B coalesced");
+  auto p = std::make_shared<program::Program>();
+  for (const std::string& t : text) p->code.push_back(parsed(t));
+  const auto body = static_cast<std::uint32_t>(p->code.size() - 1);  // instructions 1 .. end
+  program::Instruction back;
+  back.op = program::Op::kLoopBack;
+  back.target = 1;
+  // Barriers need the same trip count in every warp (docs/config.md "Barriers").
+  const std::uint64_t lists = barrier ? 1 : pick(1, 4);
+  for (std::uint64_t i = 0; i < lists; ++i)
+    back.trip_counts.push_back(static_cast<std::uint32_t>(pick(1, 4)));
+  p->code.push_back(back);
+  p->code.push_back(parsed("alu r6 <- r5"));
+  p->registers = 7;
+  p->loop_depth = 1;
+  p->source = "property_test";
+  for (std::uint32_t w = 0; w < warps; ++w) {
+    const std::uint64_t trips = back.trip_counts[w % back.trip_counts.size()];
+    per_tb += 2 + trips * (body + 1);  // prologue and epilogue; body and loop-back per trip
+  }
+  p->dynamic_instructions = 2 + std::uint64_t{back.trip_counts[0]} * (body + 1);
+  program::analyze_phases(*p, program::instruction_latencies(gpu));
+  return p;
+}
+
+Generated random_workload(std::uint64_t seed, bool warp_level = false) {
   Rng rng(seed, 0xBEEF);
   auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng.below(hi - lo + 1); };
   Generated g;
@@ -33,9 +116,11 @@ Generated random_workload(std::uint64_t seed) {
   gpu.active_kernels = gpu.num_sms;
   gpu.sm.max_resident_kernels = rng.below(3) == 0 ? 4 : 1;
   gpu.frontend.command_queues = static_cast<std::uint32_t>(pick(1, 8));
+  if (warp_level) make_warp_level(gpu);
   g.spec.gpu = gpu;
   g.spec.seed = seed;
   g.spec.wall_timeout_s = 20;
+  Rng program_rng(seed, 0x3A4B);  // its own stream: the TB-level workloads draw exactly as before
 
   std::vector<std::shared_ptr<KernelDesc>> pool;
   const auto kinds = pick(1, 5);
@@ -46,6 +131,13 @@ Generated random_workload(std::uint64_t seed) {
     pool.push_back(test::kernel("k" + std::to_string(i), static_cast<std::uint32_t>(pick(1, 300)),
                                 static_cast<double>(pick(1, 60)), threads, std::min(regs, 65536U), smem,
                                 static_cast<double>(rng.below(50))));
+    if (warp_level) {
+      KernelDesc& k = *pool.back();
+      k.thread_blocks = 1 + k.thread_blocks % 16;  // keep warp-level runs short
+      std::uint64_t per_tb = 0;
+      k.program = random_program(program_rng, (threads + gpu.warp_size - 1) / gpu.warp_size, gpu, per_tb);
+      g.instructions_per_launch[k.name] = per_tb * k.thread_blocks;
+    }
   }
   Workload& w = g.spec.workload;
   w.name = "random-" + std::to_string(seed);
@@ -201,15 +293,100 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
   EXPECT_GT(preempted_runs, 0U);
 }
 
+/// Warp level: instructions per launch as the programs ask, SMs against kernels, issue slots.
+void check_warp_stats(const Generated& g, const RunResult& r, const std::string& label) {
+  EXPECT_EQ(r.sm_model, "warp") << label;
+  std::uint64_t kernel_instructions = 0;
+  for (const KernelRecord& k : r.kernels) {
+    EXPECT_EQ(k.instructions, g.instructions_per_launch.at(k.name))
+        << label << ": instructions of " << k.name;
+    kernel_instructions += k.instructions;
+  }
+  std::uint64_t sm_instructions = 0;
+  for (const SmRecord& sm : r.sms) {
+    const WarpSmStats& w = sm.warp;
+    sm_instructions += w.instructions;
+    EXPECT_EQ(w.scheduler_cycles,
+              w.instructions + w.idle_memory + w.idle_barrier + w.idle_no_warp + w.idle_other)
+        << label << ": issue slots of SM " << sm.id;
+  }
+  EXPECT_EQ(sm_instructions, kernel_instructions) << label << ": SM instructions against kernel instructions";
+}
+
+TEST(Property, NothingIsLostAtWarpLevelUnderAnySchedulerPolicyAndMechanism) {
+  const char* env = std::getenv("GPUMUX_PROPERTY_WARP_WORKLOADS");
+  const std::uint64_t workloads = env != nullptr ? std::strtoull(env, nullptr, 10) : 2;
+  std::vector<std::pair<std::string, PolicyOptions>> variants;
+  for (const PolicyInfo& info : policy_registry()) {
+    variants.emplace_back(info.name, PolicyOptions{});
+    if (info.name == "ppq") variants.emplace_back("ppq", PolicyOptions{{"access", "exclusive"}});
+  }
+  std::size_t simulations = 0;
+  std::size_t preempted_runs = 0;
+  for (std::uint64_t seed = 1; seed <= workloads; ++seed) {
+    const Generated g = random_workload(seed, true);
+    std::vector<SimulationSpec> batch;
+    std::vector<std::string> labels;
+    for (const WarpSchedulerInfo& scheduler : warp_scheduler_registry()) {
+      for (const auto& [policy, options] : variants) {
+        for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
+          SimulationSpec spec = g.spec;
+          spec.gpu.warp.scheduler = scheduler.name;
+          spec.policy = policy;
+          spec.policy_options = options;
+          spec.preemption = m;
+          batch.push_back(spec);
+          labels.push_back("warp seed " + std::to_string(seed) + ", scheduler " + scheduler.name +
+                           ", policy " + policy +
+                           (options.empty() ? "" : " (" + options.begin()->second + ")") +
+                           (m == PreemptionMechanism::kContextSwitch ? ", context-switch" : ", drain"));
+        }
+      }
+    }
+    std::vector<RunResult> results;
+    try {
+      results = simulate_all(batch, 2);
+    } catch (const SimulationFailed&) {
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        try {
+          (void)simulate(batch[i]);
+        } catch (const SimulationFailed& e) {
+          ADD_FAILURE() << labels[i] << ": " << e.what();
+        }
+      }
+      return;
+    }
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      check_counts(batch[i].workload, results[i], labels[i]);
+      check_warp_stats(g, results[i], labels[i]);
+      EXPECT_EQ(results[i].warp_scheduler, batch[i].gpu.warp.scheduler) << labels[i];
+      for (const PreemptionTrace& pre : results[i].preemptions)
+        EXPECT_GE(pre.done_ps, pre.requested_ps) << labels[i];
+      if (!results[i].preemptions.empty()) ++preempted_runs;
+    }
+    simulations += results.size();
+  }
+  std::printf(
+      "warp level: %zu simulations (%llu workloads x %zu warp schedulers x %zu policy variants x 2 "
+      "mechanisms), %zu with preemptions\n",
+      simulations, static_cast<unsigned long long>(workloads), warp_scheduler_registry().size(),
+      variants.size(), preempted_runs);
+  EXPECT_GT(preempted_runs, 0U);
+}
+
 // Reproduces one failing variant in this process (no fork), for a debugger:
 //   GPUMUX_REPRO_SEED=7 GPUMUX_REPRO_POLICY=ppq GPUMUX_REPRO_ACCESS=exclusive GPUMUX_REPRO_DRAIN=0
 //     gdb --args gpumux_sim_tests --gtest_filter=Property.Reproduce
+// GPUMUX_REPRO_WARP_SCHEDULER=NAME reproduces a warp-level case instead.
 TEST(Property, Reproduce) {
   const char* seed = std::getenv("GPUMUX_REPRO_SEED");
   if (seed == nullptr) {
     GTEST_SKIP() << "set GPUMUX_REPRO_SEED (and _POLICY, _ACCESS, _DRAIN) to reproduce a case";
   }
-  SimulationSpec spec = random_workload(std::strtoull(seed, nullptr, 10)).spec;
+  const char* scheduler = std::getenv("GPUMUX_REPRO_WARP_SCHEDULER");
+  const Generated g = random_workload(std::strtoull(seed, nullptr, 10), scheduler != nullptr);
+  SimulationSpec spec = g.spec;
+  if (scheduler != nullptr) spec.gpu.warp.scheduler = scheduler;
   const char* policy = std::getenv("GPUMUX_REPRO_POLICY");
   spec.policy = policy != nullptr ? policy : "fcfs";
   if (const char* access = std::getenv("GPUMUX_REPRO_ACCESS")) spec.policy_options = {{"access", access}};
@@ -218,6 +395,7 @@ TEST(Property, Reproduce) {
                                                                   : PreemptionMechanism::kContextSwitch;
   const RunResult r = simulate_in_this_process(spec);
   check_counts(spec.workload, r, "reproduced case");
+  if (scheduler != nullptr) check_warp_stats(g, r, "reproduced case");
 }
 
 }  // namespace
