@@ -440,6 +440,58 @@ kill_parent kill-run-sigint INT "$gpumux" run --gpu "$gpu" --workload "$long" --
 kill_parent kill-experiment-sigkill KILL "$gpumux" experiment "$work/long-exp.yaml" --out "$work/le" --no-cache
 kill_parent kill-experiment-sigterm TERM "$gpumux" experiment "$work/long-exp.yaml" --out "$work/le" --no-cache
 
+# Warp-level SMs in a run (docs/user-guide.md "Choosing a fidelity"): a small kernel with a program,
+# deterministic stats with the warp figures, and the errors of --sm-model and --warp-scheduler.
+cat >"$work/warp-kernels.yaml" <<'YAML'
+name: warp-cli
+kernels:
+  - name: stream
+    thread_blocks: 32
+    threads_per_tb: 128
+    registers_per_tb: 2048
+    tb_time: {mean_us: 2}
+    program:
+      - alu r2 <- r0, r1
+      - loop: 4
+        body:
+          - ldg r3 <- r2 128B coalesced
+          - alu r4 <- r3, r2
+          - stg r4, r2 128B coalesced
+  - name: no_program
+    thread_blocks: 8
+    threads_per_tb: 128
+    registers_per_tb: 2048
+    tb_time: {mean_us: 2}
+YAML
+printf 'name: warp-cli\nkernel_libraries: [warp-kernels.yaml]\nprocesses:\n  - name: a\n    streams: [[{kernel: {name: stream}}]]\n  - name: b\n    arrival_ns: 500\n    streams: [[{kernel: {name: stream}}]]\n' >"$work/warp-w.yaml"
+printf 'name: warp-cli-np\nkernel_libraries: [warp-kernels.yaml]\nprocesses:\n  - name: a\n    streams: [[{kernel: {name: no_program}}]]\n' >"$work/warp-np.yaml"
+check run-warp 0 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --sm-model warp --warp-scheduler gto \
+  --policy dss --out "$work/warp1" -q
+check run-warp-again 0 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --sm-model warp --warp-scheduler gto \
+  --policy dss --out "$work/warp2" -q
+check run-warp-deterministic 0 cmp "$work/warp1/stats.json" "$work/warp2/stats.json"
+check run-warp-stats 0 python3 -c "
+import json
+d = json.load(open('$work/warp1/stats.json'))
+assert d['sm_model'] == 'warp' and d['warp_scheduler'] == 'gto', d['sm_model']
+assert [k['instructions'] for k in d['kernels']] == [32 * 4 * (1 + 4 * 4)] * 2, d['kernels']
+w = d['sms'][0]['warp']
+assert w['instructions'] > 0 and 0 < w['ipc'] and w['issue_slots'] >= w['instructions'], w
+assert sum(s['warp']['instructions'] for s in d['sms']) == 2 * 32 * 4 * 17
+assert d['invariants']['thread_blocks_completed'] == 64
+"
+check run-sm-model-bad 2 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --sm-model cycle -q
+expect_text run-sm-model-bad-msg "$work/err" "--sm-model must be tb or warp, not 'cycle'"
+check run-warp-scheduler-bad 2 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --sm-model warp \
+  --warp-scheduler gtx -q
+expect_text run-warp-scheduler-bad-msg "$work/err" "unknown warp scheduler 'gtx' (known: gto, lrr,"
+check run-warp-no-program 2 "$gpumux" run --gpu "$gpu" --workload "$work/warp-np.yaml" --sm-model warp -q
+expect_text run-warp-no-program-msg "$work/err" "warp-kernels.yaml:15:5: 'program': kernel 'no_program' has no program"
+sed '/^  warp:/,/^[a-z]/{/^[a-z]/!d}' "$gpu" >"$work/no-warp-gpu.yaml"
+check run-warp-no-section 2 "$gpumux" run --gpu "$work/no-warp-gpu.yaml" --workload "$work/warp-w.yaml" \
+  --sm-model warp -q
+expect_text run-warp-no-section-msg "$work/err" "has no sm.warp section"
+
 # Config values outside their physical range, and files that are not configs, through the binary:
 # exit 2 with file:line and key (each once gave exit 0 with a wrong result, a hang or exit 1).
 bad_gpu() {  # bad_gpu NAME SED_EXPR EXPECTED_TEXT
@@ -448,7 +500,7 @@ bad_gpu() {  # bad_gpu NAME SED_EXPR EXPECTED_TEXT
   expect_text "$1-msg" "$work/err" "$3"
 }
 bad_gpu range-bandwidth 's/bandwidth_gb_per_s: [0-9]*/bandwidth_gb_per_s: 1e-300/' \
-  "bad-gpu.yaml:19:23: 'memory.bandwidth_gb_per_s': must be between 0.1 and 100000 GB/s, got 1e-300"
+  "bad-gpu.yaml:39:23: 'memory.bandwidth_gb_per_s': must be between 0.1 and 100000 GB/s, got 1e-300"
 bad_gpu range-mem-latency 's/^  latency_ns: 400 /  latency_ns: 1e17 /' \
   "'memory.latency_ns': must be between 0 and 1e+06 ns, got 1e17"
 bad_gpu range-pcie-clock 's/^  clock_mhz: 500 /  clock_mhz: 1e-300 /' "'pcie.clock_mhz': must be between 1 and 100000 MHz"
