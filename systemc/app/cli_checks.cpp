@@ -11,8 +11,8 @@
 
 #include "app/commands.h"
 
-#include "sm/warp_scheduler/registry.h"
 #include "core/error.h"
+#include "sm/warp_scheduler/registry.h"
 
 namespace gpumux {
 
@@ -113,8 +113,9 @@ void apply_sm_model_options(GpuConfig& gpu, const std::string& sm_model, const s
     gpu.warp.scheduler = warp_scheduler;
   }
   if (gpu.sm_model == SmModel::kWarp && gpu.warp.alu.count == 0) {
-    throw InputError("--sm-model warp: GPU '" + gpu.name + "' (" + gpu.source_file +
-                     ") has no sm.warp section (execution units, latencies, warp schedulers); see docs/config.md");
+    throw InputError(
+        "--sm-model warp: GPU '" + gpu.name + "' (" + gpu.source_file +
+        ") has no sm.warp section (execution units, latencies, warp schedulers); see docs/config.md");
   }
 }
 

@@ -82,9 +82,8 @@ int run_command(const std::vector<std::string>& args) {
       "GPU file's sm.model")(
       "warp-scheduler", po::value(&warp_scheduler),
       "warp scheduler at the warp level (gpumux list warp-schedulers); default: the GPU file's "
-      "sm.warp.scheduler")(
-      "seed", po::value(&seed_text)->default_value(seed_text),
-      "random seed, 0 to 2^64-1 (same inputs and seed => identical stats)")(
+      "sm.warp.scheduler")("seed", po::value(&seed_text)->default_value(seed_text),
+                           "random seed, 0 to 2^64-1 (same inputs and seed => identical stats)")(
       "out", po::value(&out_dir), "output directory for stats.json (default out/<workload name>)")(
       "vcd", po::value(&vcd), "write a VCD waveform (GTKWave) of SM states, queues and memory load")(
       "timeline", po::value(&timeline), "write a Chrome/Perfetto trace JSON (one track per SM)")(

@@ -32,8 +32,8 @@ struct KernelRecord {
   TimePs start_ps = 0;   ///< first thread block issued
   TimePs end_ps = 0;     ///< last thread block completed
   std::uint32_t thread_blocks = 0;
-  std::uint32_t tbs_per_sm = 0;   ///< occupancy alone
-  std::uint32_t preemptions = 0;  ///< times an SM running it was preempted
+  std::uint32_t tbs_per_sm = 0;    ///< occupancy alone
+  std::uint32_t preemptions = 0;   ///< times an SM running it was preempted
   std::uint64_t instructions = 0;  ///< warp instructions issued (warp-level SMs; 0 at TB level)
 };
 
@@ -79,7 +79,7 @@ struct RunResult {
   std::uint64_t seed = 0;
   std::string sm_model;        ///< "tb" or "warp"
   std::string warp_scheduler;  ///< warp level: the warp scheduler; empty at TB level
-  TimePs end_ps = 0;  ///< simulated time when the last process finished
+  TimePs end_ps = 0;           ///< simulated time when the last process finished
   std::uint64_t tbs_issued = 0;
   std::uint64_t tbs_completed = 0;
   std::uint64_t commands_completed = 0;
@@ -106,9 +106,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelRecord, name, process, launch_ps, start
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PreemptionTrace, sm, kernel, mechanism, requested_ps, done_ps, bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommandTrace, kind, process, stream, queue, bytes, queued_ps, issued_ps,
                                    done_ps)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WarpSmStats, instructions, cycles, scheduler_cycles, idle_memory, idle_barrier,
-                                   idle_no_warp, idle_other, alu_busy_cycles, memory_unit_busy_cycles,
-                                   memory_requests)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WarpSmStats, instructions, cycles, scheduler_cycles, idle_memory,
+                                   idle_barrier, idle_no_warp, idle_other, alu_busy_cycles,
+                                   memory_unit_busy_cycles, memory_requests)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmRecord, id, busy_ps, thread_blocks, warp)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, bytes, transactions, busy_ps, pcie_down_bytes, pcie_up_bytes)
 static_assert(field_count<ProcessRun>() == 2, "ProcessRun changed: update its JSON line");

@@ -31,7 +31,8 @@ double ns(TimePs ps) { return static_cast<double>(ps) / 1000.0; }
 /// offered and lost by cause, IPC over the cycles it held warps, unit loads.
 nlohmann::json warp_sm_json(const WarpSmStats& w) {
   auto share = [&](std::uint64_t part) {
-    return w.scheduler_cycles == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(w.scheduler_cycles);
+    return w.scheduler_cycles == 0 ? 0.0
+                                   : static_cast<double>(part) / static_cast<double>(w.scheduler_cycles);
   };
   auto per_cycle = [&](std::uint64_t part) {
     return w.cycles == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(w.cycles);

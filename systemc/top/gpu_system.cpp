@@ -44,7 +44,8 @@ void GpuSystem::attach_trace(sc_core::sc_trace_file* file) {
   for (const auto& sm : sms_) {
     // Warp level (Awatramani Fig. 3.11): resident warps and instructions issued per SM.
     const std::string prefix = "sm_" + std::to_string(index(sm->id())) + ".";
-    if (const int* warps = sm->traced_active_warps()) sc_core::sc_trace(file, *warps, prefix + "active_warps");
+    if (const int* warps = sm->traced_active_warps())
+      sc_core::sc_trace(file, *warps, prefix + "active_warps");
     if (const int* issued = sm->traced_issued()) sc_core::sc_trace(file, *issued, prefix + "issued");
   }
   const auto& occupancy = queues_->traced_occupancy();
