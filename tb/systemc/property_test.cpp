@@ -92,8 +92,9 @@ std::shared_ptr<const program::Program> random_program(Rng& rng, std::uint32_t w
   back.target = 1;
   // Barriers need the same trip count in every warp (docs/config.md "Barriers").
   const std::uint64_t lists = barrier ? 1 : pick(1, 4);
-  for (std::uint64_t i = 0; i < lists; ++i)
+  for (std::uint64_t i = 0; i < lists; ++i) {
     back.trip_counts.push_back(static_cast<std::uint32_t>(pick(1, 4)));
+  }
   p->code.push_back(back);
   p->code.push_back(parsed("alu r6 <- r5"));
   p->registers = 7;
@@ -361,8 +362,9 @@ TEST(Property, NothingIsLostAtWarpLevelUnderAnySchedulerPolicyAndMechanism) {
       check_counts(batch[i].workload, results[i], labels[i]);
       check_warp_stats(g, results[i], labels[i]);
       EXPECT_EQ(results[i].warp_scheduler, batch[i].gpu.warp.scheduler) << labels[i];
-      for (const PreemptionTrace& pre : results[i].preemptions)
+      for (const PreemptionTrace& pre : results[i].preemptions) {
         EXPECT_GE(pre.done_ps, pre.requested_ps) << labels[i];
+      }
       if (!results[i].preemptions.empty()) ++preempted_runs;
     }
     simulations += results.size();
