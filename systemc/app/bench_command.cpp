@@ -1,9 +1,15 @@
 // gpumux bench: simulation speed. Simulates a large TB-level workload and, in a separate child, a
 // bare SystemC loop with one timed event per thread block on the same number of SMs; the ratio says
-// how close the model comes to the kernel's own event rate.
+// how close the model comes to the kernel's own event rate. With --sm-model warp (or a GPU file whose
+// sm.model is warp) it measures the warp-level SM instead: warp instructions per second for the
+// compute-and-memory mix of configs/kernels/bench.yaml, on the GPU's SMs and on 13 of them
+// (docs/performance.md, "Warp level").
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <iostream>
 #include <memory>
 
@@ -12,6 +18,7 @@
 
 #include "app/commands.h"
 #include "config/gpu_loader.h"
+#include "config/kernel_library_loader.h"
 #include "core/error.h"
 #include "top/simulation.h"
 
@@ -70,23 +77,171 @@ Workload bench_workload(std::uint64_t tbs, std::uint32_t processes) {
   return w;
 }
 
+/// The warp-level bench: one process launching `kernel` once with `tbs` thread blocks.
+Workload warp_bench_workload(const KernelDesc& kernel, std::uint64_t tbs) {
+  auto desc = std::make_shared<KernelDesc>(kernel);
+  desc->thread_blocks = static_cast<std::uint32_t>(tbs);
+  Workload w;
+  w.name = "bench-warp";
+  ProcessSpec proc;
+  proc.name = "p0";
+  proc.repeat = 1;
+  CommandSpec launch;
+  launch.kind = CommandKind::kKernel;
+  launch.kernel = desc;
+  launch.launches = 1;
+  proc.streams.push_back(StreamSpec{{launch}});
+  w.processes.push_back(proc);
+  return w;
+}
+
+/// Process CPU time in seconds (the simulation child's own: a forked child starts from zero).
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+/// One warp-level simulation in a forked child: its warp instructions, thread blocks, wall and CPU
+/// seconds (both elaboration included, as tb_per_s) and simulated time.
+nlohmann::json warp_bench_run(const SimulationSpec& spec) {
+  return run_in_child([&spec] {
+    const double cpu_start = process_cpu_seconds();
+    const RunResult result = simulate_in_this_process(spec);
+    const double cpu = process_cpu_seconds() - cpu_start;
+    std::uint64_t instructions = 0;
+    std::uint64_t cycles = 0;
+    for (const SmRecord& sm : result.sms) {
+      instructions += sm.warp.instructions;
+      cycles += sm.warp.cycles;
+    }
+    const double wall = result.wall_seconds;
+    return nlohmann::json{
+        {"sms", spec.gpu.num_sms},
+        {"thread_blocks", result.tbs_completed},
+        {"warp_instructions", instructions},
+        {"ipc_per_sm", cycles == 0 ? 0.0 : static_cast<double>(instructions) / static_cast<double>(cycles)},
+        {"simulated_ms", ns_from_ps(result.end_ps) / 1e6},
+        {"wall_seconds", wall},
+        {"cpu_seconds", cpu},
+        {"warp_instr_per_s", static_cast<double>(instructions) / wall},
+        {"warp_instr_per_cpu_s", static_cast<double>(instructions) / cpu}};
+  });
+}
+
+/// SM count of the scaling comparison (the K20c's; issue 10 item 9: cost per instruction at 132 SMs
+/// within 1.5x of 13).
+constexpr std::uint32_t kScalingSms = 13;
+
+/// Load average over the last minute (-1 when unknown): the bench machine may be shared.
+double load_average() {
+  double load[1] = {-1.0};
+  return getloadavg(load, 1) == 1 ? load[0] : -1.0;
+}
+
 }  // namespace
 
 /// --tbs range: enough thread blocks to measure, and at most a few minutes of simulation.
 constexpr std::uint64_t kMinBenchTbs = 1000;
 constexpr std::uint64_t kMaxBenchTbs = 100'000'000;
 
+/// Warp-level --tbs range and default: 4224 thread blocks are 4 waves of 8 per SM on the 132-SM GPU,
+/// 18.6 million warp instructions of the bench kernel.
+constexpr std::uint64_t kMinWarpBenchTbs = 100;
+constexpr std::uint64_t kMaxWarpBenchTbs = 10'000'000;
+constexpr const char* kDefaultWarpBenchTbs = "4224";
+
+namespace {
+
+/// gpumux bench at the warp level (see the file comment).
+int warp_bench(const GpuConfig& gpu, const std::string& tbs_text, const std::string& policy,
+               const std::string& preemption, bool json) {
+  const std::uint64_t tbs = parse_integer_option("--tbs", tbs_text.empty() ? kDefaultWarpBenchTbs : tbs_text,
+                                                 kMinWarpBenchTbs, kMaxWarpBenchTbs);
+  const std::string library = config_dir() + "/kernels/bench.yaml";
+  const auto kernels = load_kernel_library(library, gpu);
+  const auto found = std::find_if(kernels.begin(), kernels.end(),
+                                  [](const auto& k) { return k->name == "compute_memory_mix"; });
+  if (found == kernels.end() || (*found)->program == nullptr) {
+    throw InputError(library + ": no kernel 'compute_memory_mix' with a program");
+  }
+  const double load_before = load_average();
+  std::vector<nlohmann::json> runs;
+  // The GPU as configured, then the same GPU cut to 13 SMs, the same thread blocks on each.
+  for (const std::uint32_t sms : {gpu.num_sms, std::min(gpu.num_sms, kScalingSms)}) {
+    SimulationSpec spec;
+    spec.gpu = gpu;
+    spec.gpu.num_sms = sms;
+    spec.workload = warp_bench_workload(**found, tbs);
+    spec.policy = policy;
+    spec.preemption = parse_preemption(preemption);
+    runs.push_back(warp_bench_run(spec));
+  }
+  const nlohmann::json& full = runs[0];
+  const nlohmann::json& small = runs[1];
+  // Cost per warp instruction (CPU seconds per instruction) on the full GPU over that on 13 SMs.
+  const double scaling =
+      small.at("warp_instr_per_cpu_s").get<double>() / full.at("warp_instr_per_cpu_s").get<double>();
+  const nlohmann::json out = {{"sm_model", "warp"},
+                              {"gpu", gpu.name},
+                              {"warp_scheduler", gpu.warp.scheduler},
+                              {"kernel", library + ":compute_memory_mix"},
+                              {"policy", policy},
+                              {"thread_blocks", tbs},
+                              {"sms", full.at("sms")},
+                              {"warp_instructions", full.at("warp_instructions")},
+                              {"wall_seconds", full.at("wall_seconds")},
+                              {"cpu_seconds", full.at("cpu_seconds")},
+                              {"warp_instr_per_s", full.at("warp_instr_per_s")},
+                              {"warp_instr_per_cpu_s", full.at("warp_instr_per_cpu_s")},
+                              {"small_sms", small.at("sms")},
+                              {"small_warp_instr_per_s", small.at("warp_instr_per_s")},
+                              {"small_warp_instr_per_cpu_s", small.at("warp_instr_per_cpu_s")},
+                              {"sm_scaling_ratio", scaling},
+                              {"load_average_before", load_before},
+                              {"load_average_after", load_average()},
+                              {"runs", runs}};
+  if (json) {
+    std::cout << out.dump() << '\n';
+    return kExitOk;
+  }
+  std::printf("gpumux bench --sm-model warp: %llu thread blocks of %s on %s, warp scheduler %s\n",
+              static_cast<unsigned long long>(tbs), "compute_memory_mix", gpu.name.c_str(),
+              gpu.warp.scheduler.c_str());
+  for (const nlohmann::json& run : runs) {
+    std::printf(
+        "  %3u SMs: %llu warp instructions, IPC/SM %.2f, %.3f ms simulated; %.2f s wall, %.2f s CPU: "
+        "%.0f instr/s wall, %.0f instr/CPU s\n",
+        run.at("sms").get<unsigned>(), run.at("warp_instructions").get<unsigned long long>(),
+        run.at("ipc_per_sm").get<double>(), run.at("simulated_ms").get<double>(),
+        run.at("wall_seconds").get<double>(), run.at("cpu_seconds").get<double>(),
+        run.at("warp_instr_per_s").get<double>(), run.at("warp_instr_per_cpu_s").get<double>());
+  }
+  std::printf("  cost per instruction, %u SMs / %u SMs: %.2f (CPU time)\n", full.at("sms").get<unsigned>(),
+              small.at("sms").get<unsigned>(), scaling);
+  std::printf("  load average: %.2f before, %.2f after\n", load_before,
+              out.at("load_average_after").get<double>());
+  return kExitOk;
+}
+
+}  // namespace
+
 int bench_command(const std::vector<std::string>& args) {
   po::options_description options("gpumux bench options");
-  std::string tbs_text = "4000000";
+  std::string tbs_text;
   std::string gpu_path = config_dir() + "/gpus/hopper-h100-like.yaml";
   std::string policy = "fcfs";
   std::string preemption = "context-switch";
+  std::string sm_model;
+  std::string warp_scheduler;
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
-      "tbs", po::value(&tbs_text)->default_value(tbs_text), "thread blocks to simulate, 1000 to 100000000")(
-      "gpu", po::value(&gpu_path)->default_value(gpu_path), "GPU config")(
+      "tbs", po::value(&tbs_text),
+      "thread blocks to simulate: TB level 1000 to 100000000 (default 4000000), warp level 100 to 10000000 "
+      "(default 4224)")("gpu", po::value(&gpu_path)->default_value(gpu_path), "GPU config")(
       "policy", po::value(&policy)->default_value(policy), "policy")(
-      "preemption", po::value(&preemption)->default_value(preemption), "context-switch or drain");
+      "preemption", po::value(&preemption)->default_value(preemption), "context-switch or drain")(
+      "sm-model", po::value(&sm_model), "tb or warp (default: the GPU file's sm.model)")(
+      "warp-scheduler", po::value(&warp_scheduler), "warp level: warp scheduler (default: the GPU file's)");
   po::variables_map vm;
   try {
     const po::parsed_options parsed = po::command_line_parser(args).options(options).run();
@@ -98,12 +253,20 @@ int bench_command(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   if (vm.count("help") != 0U) {
-    std::cout << "usage: gpumux bench [--json] [--tbs N] [--gpu FILE] [--policy NAME]\n\n" << options << '\n';
+    std::cout
+        << "usage: gpumux bench [--json] [--tbs N] [--gpu FILE] [--policy NAME] [--sm-model tb|warp]\n\n"
+        << options << '\n';
     return kExitOk;
   }
+  GpuConfig gpu = load_gpu_config(gpu_path);
+  apply_sm_model_options(gpu, sm_model, warp_scheduler);
+  if (gpu.sm_model == SmModel::kWarp) {
+    return warp_bench(gpu, tbs_text, policy, preemption, vm.count("json") != 0U);
+  }
+  if (tbs_text.empty()) tbs_text = "4000000";
   const std::uint64_t tbs = parse_integer_option("--tbs", tbs_text, kMinBenchTbs, kMaxBenchTbs);
   SimulationSpec spec;
-  spec.gpu = load_gpu_config(gpu_path);
+  spec.gpu = gpu;
   spec.workload = bench_workload(tbs, 8);
   spec.policy = policy;
   spec.preemption = parse_preemption(preemption);

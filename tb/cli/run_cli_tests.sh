@@ -198,6 +198,28 @@ check run-other-seed 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workl
 check bench-json 0 "$gpumux" bench --json --tbs 20000
 cp "$work/out" "$work/bench.json"
 check bench-json-keys 0 python3 -c "import json; d=json.load(open('$work/bench.json')); assert d['tb_per_s']>0 and d['bare_events_per_s']>0 and d['ratio']>0"
+# Warp level (docs/performance.md "Warp level"): the named fields; speed is measured, not asserted.
+# Every warp runs the whole bench program (configs/kernels/bench.yaml: 1 + 50 x (11 + the loop-back)
+# = 601 instructions), 8 warps per thread block, on the full GPU and on 13 SMs alike.
+check bench-warp-json 0 "$gpumux" bench --sm-model warp --json --tbs 264
+cp "$work/out" "$work/bench-warp.json"
+check bench-warp-json-keys 0 python3 -c "
+import json
+d = json.load(open('$work/bench-warp.json'))
+assert d['sm_model'] == 'warp' and d['sms'] == 132 and d['small_sms'] == 13, d
+assert d['warp_instructions'] == 264 * 8 * 601, d['warp_instructions']
+assert [r['warp_instructions'] for r in d['runs']] == [264 * 8 * 601] * 2, d['runs']
+for key in ('warp_instr_per_s', 'warp_instr_per_cpu_s', 'small_warp_instr_per_s', 'small_warp_instr_per_cpu_s',
+            'sm_scaling_ratio', 'wall_seconds', 'cpu_seconds'):
+    assert d[key] > 0, key
+assert 'load_average_before' in d and d['warp_scheduler'] == 'gto', d
+"
+check bench-warp-scheduler 0 "$gpumux" bench --sm-model warp --warp-scheduler two-level-lrr --tbs 100
+expect_text bench-warp-scheduler-text "$work/out" "warp scheduler two-level-lrr"
+check bench-warp-tbs-too-small 2 "$gpumux" bench --sm-model warp --tbs 99
+expect_text bench-warp-tbs-too-small-msg "$work/err" "--tbs must be an integer from 100 to 10000000"
+check bench-bad-sm-model 2 "$gpumux" bench --sm-model cycle
+expect_text bench-bad-sm-model-msg "$work/err" "--sm-model must be tb or warp"
 
 # Experiments: the smoke experiment (fcfs and fifo only) end to end, its reports, determinism, errors.
 smoke="$src/configs/experiments/smoke.yaml"
