@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "metrics/stats_writer.h"
 #include "policy/registry.h"
+#include "sm/warp/phase_trace.h"
 #include "top/simulation.h"
 
 namespace gpumux {
@@ -64,6 +65,8 @@ int run_command(const std::vector<std::string>& args) {
   std::string out_dir;
   std::string vcd;
   std::string timeline;
+  std::string phase_trace;
+  std::string phase_interval_text = "100";
   std::string jobs_text = std::to_string(std::max(1U, std::thread::hardware_concurrency()));
   std::string timeout_text = std::to_string(kDefaultWallTimeoutS);
   std::string sm_model;
@@ -87,6 +90,10 @@ int run_command(const std::vector<std::string>& args) {
       "out", po::value(&out_dir), "output directory for stats.json (default out/<workload name>)")(
       "vcd", po::value(&vcd), "write a VCD waveform (GTKWave) of SM states, queues and memory load")(
       "timeline", po::value(&timeline), "write a Chrome/Perfetto trace JSON (one track per SM)")(
+      "phase-trace", po::value(&phase_trace),
+      "warp level: write warps per phase over time, per kernel launch, as JSON (docs/user-guide.md)")(
+      "phase-trace-interval", po::value(&phase_interval_text),
+      "core cycles between two --phase-trace samples, 1 to 1000000000 (default 100)")(
       "jobs,j", po::value(&jobs_text),
       "isolated baselines simulated in parallel, 1 to 1024 (default: cores)")(
       "timeout", po::value(&timeout_text)->default_value(timeout_text),
@@ -115,8 +122,18 @@ int run_command(const std::vector<std::string>& args) {
   const auto timeout =
       static_cast<unsigned>(parse_integer_option("--timeout", timeout_text, 0, kMaxWallTimeoutS));
   (void)parse_preemption(preemption);
+  const std::uint64_t phase_interval = parse_integer_option(
+      "--phase-trace-interval", phase_interval_text, PhaseTrace::kMinInterval, PhaseTrace::kMaxInterval);
+  if (vm.count("phase-trace-interval") != 0U && phase_trace.empty()) {
+    throw InputError("--phase-trace-interval needs --phase-trace FILE");
+  }
   GpuConfig gpu = load_gpu_config(gpu_path);
   apply_sm_model_options(gpu, sm_model, warp_scheduler);
+  if (!phase_trace.empty() && gpu.sm_model != SmModel::kWarp) {
+    throw InputError(
+        "--phase-trace needs warp-level SMs (--sm-model warp, or a GPU whose sm.model is warp); this "
+        "run's SMs are thread-block level (sm.model tb), which have no warps or phases");
+  }
   const Workload workload = load_workload(workload_path, gpu);
   const PolicyOptions policy_options = parse_policy_options(policy_opts);
   (void)create_policy(policy,
@@ -126,6 +143,7 @@ int run_command(const std::vector<std::string>& args) {
   prepare_output_dir("--out", out_dir);
   if (!vcd.empty()) prepare_output_file("--vcd", vcd_file_name(vcd));
   if (!timeline.empty()) prepare_output_file("--timeline", timeline);
+  if (!phase_trace.empty()) prepare_output_file("--phase-trace", phase_trace);
 
   IsolatedOptions iso;
   iso.seed = seed;
@@ -143,6 +161,8 @@ int run_command(const std::vector<std::string>& args) {
   spec.seed = seed;
   spec.vcd_path = vcd;
   spec.timeline_path = timeline;
+  spec.phase_trace_path = phase_trace;
+  spec.phase_trace_interval = phase_interval;
   spec.progress = !quiet && isatty(STDERR_FILENO) != 0;
   spec.wall_timeout_s = timeout;
   const RunResult result = simulate(spec);
@@ -157,6 +177,7 @@ int run_command(const std::vector<std::string>& args) {
     std::cout << "\n  stats:    " << stats_path << '\n';
     if (!vcd.empty()) std::cout << "  vcd:      " << vcd_file_name(vcd) << '\n';
     if (!timeline.empty()) std::cout << "  timeline: " << timeline << '\n';
+    if (!phase_trace.empty()) std::cout << "  phases:   " << phase_trace << '\n';
   }
   return kExitOk;
 }

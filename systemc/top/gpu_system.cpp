@@ -1,6 +1,9 @@
 #include "top/gpu_system.h"
 
+#include "core/error.h"
+#include "core/kernel_desc.h"
 #include "core/tlm_quantum.h"
+#include "sm/warp/warp_sm.h"
 #include "top/sm_factory.h"
 
 namespace gpumux {
@@ -20,6 +23,23 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
   std::vector<SmModule*> sms;
   for (const auto& sm : sms_) sms.push_back(sm.get());
   engine_->attach_sms(sms);
+  if (!spec.phase_trace_path.empty()) {
+    if (spec.gpu.sm_model != SmModel::kWarp) {
+      throw InputError(
+          "--phase-trace needs warp-level SMs (--sm-model warp, or a GPU whose sm.model is warp)");
+    }
+    phase_trace_ = std::make_unique<PhaseTrace>(spec.phase_trace_path, spec.gpu.core_clock_mhz,
+                                                spec.phase_trace_interval, spec.gpu.num_sms,
+                                                spec.gpu.sm.max_warps, spec.gpu.warp.scheduler);
+    for (const auto& sm : sms_) {
+      auto* warp_sm = dynamic_cast<WarpSm*>(sm.get());
+      if (warp_sm == nullptr) {
+        throw InvariantViolation("--phase-trace: a warp-level GPU built an SM that is not a WarpSm");
+      }
+      warp_sm->set_phase_trace(phase_trace_.get());
+      phase_trace_->add_sm(warp_sm);
+    }
+  }
   h2d_ = std::make_unique<DmaEngine>("dma_h2d", spec.gpu.pcie, *this);
   if (spec.gpu.frontend.copy_engines > 1) d2h_ = std::make_unique<DmaEngine>("dma_d2h", spec.gpu.pcie, *this);
   dispatcher_ = std::make_unique<CommandDispatcher>("command_dispatcher", *queues_, *engine_, *h2d_,
@@ -44,8 +64,9 @@ void GpuSystem::attach_trace(sc_core::sc_trace_file* file) {
   for (const auto& sm : sms_) {
     // Warp level (Awatramani Fig. 3.11): resident warps and instructions issued per SM.
     const std::string prefix = "sm_" + std::to_string(index(sm->id())) + ".";
-    if (const int* warps = sm->traced_active_warps())
+    if (const int* warps = sm->traced_active_warps()) {
       sc_core::sc_trace(file, *warps, prefix + "active_warps");
+    }
     if (const int* issued = sm->traced_issued()) sc_core::sc_trace(file, *issued, prefix + "issued");
   }
   const auto& occupancy = queues_->traced_occupancy();
@@ -55,6 +76,16 @@ void GpuSystem::attach_trace(sc_core::sc_trace_file* file) {
   sc_core::sc_trace(file, h2d_->traced_pending(), "dma_h2d.pending");
   if (d2h_) sc_core::sc_trace(file, d2h_->traced_pending(), "dma_d2h.pending");
   sc_core::sc_trace(file, memory_->traced_bytes_served(), "memory_controller.bytes_served");
+}
+
+void GpuSystem::finish_phase_trace(TimePs end_ps) {
+  if (!phase_trace_) return;
+  std::vector<PhaseTraceKernel> kernels;
+  for (const KernelStatus& k : engine_->driver().framework().all_kernels()) {
+    const std::size_t phases = k.desc->program ? k.desc->program->phases.size() : 0;
+    kernels.push_back({k.desc->name, index(k.process), std::max<std::size_t>(phases, 1)});
+  }
+  phase_trace_->finish(end_ps, kernels);
 }
 
 RunResult GpuSystem::collect(const SimulationSpec& spec) const {

@@ -15,6 +15,7 @@
 #include "host/host.h"
 #include "host/pcie_link.h"
 #include "mem/memory_controller.h"
+#include "sm/warp/phase_trace.h"
 #include "top/simulation.h"
 
 namespace gpumux {
@@ -29,6 +30,9 @@ class GpuSystem final : public sc_core::sc_module, public CommandCompletionListe
   /// Adds every traced quantity to a VCD file (named apart from sc_object::trace, which is const and
   /// per object: this one also installs the mirrors that keep the traced values current).
   void attach_trace(sc_core::sc_trace_file* file);
+  /// `--phase-trace`: the samples up to `end_ps` and the kernel launches, then closes the file (no
+  /// trace: nothing).
+  void finish_phase_trace(TimePs end_ps);
   /// Collects the statistics after the simulation ended.
   [[nodiscard]] RunResult collect(const SimulationSpec& spec) const;
 
@@ -43,6 +47,7 @@ class GpuSystem final : public sc_core::sc_module, public CommandCompletionListe
   std::unique_ptr<Host> host_;
   std::unique_ptr<ExecutionEngine> engine_;
   std::vector<std::unique_ptr<SmModule>> sms_;  ///< built by top/sm_factory from sm.model
+  std::unique_ptr<PhaseTrace> phase_trace_;     ///< null without --phase-trace
   std::unique_ptr<DmaEngine> h2d_;
   std::unique_ptr<DmaEngine> d2h_;  ///< null with one copy engine: h2d_ serves both directions
   std::unique_ptr<CommandDispatcher> dispatcher_;

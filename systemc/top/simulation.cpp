@@ -119,6 +119,7 @@ RunResult simulate_in_this_process(const SimulationSpec& spec) {
   system->engine().driver().check_final_invariants();
 
   RunResult result = system->collect(spec);
+  system->finish_phase_trace(result.end_ps);
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (!spec.timeline_path.empty()) {
     timeline.write(spec.timeline_path, result, system->dispatcher().records(), spec.gpu.num_sms);

@@ -34,7 +34,10 @@ struct SimulationSpec {
   std::uint64_t seed = 1;
   std::string vcd_path;       ///< empty: no VCD
   std::string timeline_path;  ///< empty: no timeline
-  bool progress = false;      ///< progress line on stderr
+  /// Warp level: warps per phase over time (sm/warp/phase_trace.h); empty: no trace.
+  std::string phase_trace_path;
+  std::uint64_t phase_trace_interval = 100;  ///< core cycles between two samples
+  bool progress = false;                     ///< progress line on stderr
   /// Wall-clock limit in seconds (0: none). A simulation that exceeds it (a livelock: events keep
   /// coming but the workload never finishes) is stopped and reported as failed, naming the workload,
   /// policy, seed, the limit and the simulated time it reached.

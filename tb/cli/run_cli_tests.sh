@@ -513,6 +513,70 @@ sed '/^  warp:/,/^[a-z]/{/^[a-z]/!d}' "$gpu" >"$work/no-warp-gpu.yaml"
 check run-warp-no-section 2 "$gpumux" run --gpu "$work/no-warp-gpu.yaml" --workload "$work/warp-w.yaml" \
   --sm-model warp -q
 expect_text run-warp-no-section-msg "$work/err" "has no sm.warp section"
+# Warps per phase over time (docs/user-guide.md "Warps per phase over time"): the trace of the run above
+# with its named fields, counts within the GPU's resident-warp limit and conserved per sample, the
+# same stats.json as without it, and the errors of --phase-trace and --phase-trace-interval.
+check run-phase-trace 0 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --sm-model warp \
+  --warp-scheduler gto --policy dss --out "$work/warp3" --phase-trace "$work/phases.json" --phase-trace-interval 50 -q
+check run-phase-trace-same-stats 0 cmp "$work/warp1/stats.json" "$work/warp3/stats.json"
+check run-phase-trace-fields 0 python3 -c "
+import json
+t = json.load(open('$work/phases.json'))
+assert t['format'] == 'gpumux-phase-trace' and t['interval_cycles'] == 50 and t['sms'] == 13, t['format']
+assert t['max_warps_per_sm'] == 64 and t['warp_scheduler'] == 'gto' and t['core_clock_mhz'] == 706, t
+assert [(k['kernel'], k['name'], k['process']) for k in t['kernels']] == [(0, 'stream', 0), (1, 'stream', 1)], t['kernels']
+phases = t['kernels'][0]['phases']
+assert phases >= 2 and t['kernels'][1]['phases'] == phases, t['kernels']
+s = t['samples']
+assert [x['cycle'] for x in s] == list(range(0, 50 * len(s), 50)), 'cycles not 0, 50, 100, ...'
+assert s[-1]['time_ps'] <= t['end_ps'] < s[-1]['time_ps'] + 50 * 1416.5, (s[-1], t['end_ps'])
+limit = t['sms'] * t['max_warps_per_sm']
+seen = set()
+for x in s:
+    assert set(x) == {'cycle', 'time_ps', 'active_warps', 'alu_in_flight', 'loads_in_flight', 'kernels'}, x
+    total = 0
+    for k in x['kernels']:
+        assert set(k) == {'kernel', 'warps_by_phase'} and len(k['warps_by_phase']) == phases, k
+        assert sum(k['warps_by_phase']) > 0 and min(k['warps_by_phase']) >= 0, x
+        total += sum(k['warps_by_phase'])
+        seen.add(k['kernel'])
+    assert total == x['active_warps'] <= min(limit, 2 * 32 * 4), x
+assert max(x['active_warps'] for x in s) > 0 and seen == {0, 1}, seen
+assert max(x['loads_in_flight'] for x in s) > 0 and max(x['alu_in_flight'] for x in s) > 0
+assert s[0]['active_warps'] == 0 and s[0]['kernels'] == [], s[0]  # before the first thread block
+"
+# Every cycle: each phase is seen (phase 0 is one 4-cycle instruction) and, at the cycles both traces
+# sample, the same counts: a sample does not depend on when the next one is due.
+check run-phase-trace-every-cycle 0 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --sm-model warp \
+  --warp-scheduler gto --policy dss --out "$work/warp4" --phase-trace "$work/phases1.json" --phase-trace-interval 1 -q
+check run-phase-trace-every-cycle-same-stats 0 cmp "$work/warp1/stats.json" "$work/warp4/stats.json"
+check run-phase-trace-every-cycle-counts 0 python3 -c "
+import json
+every = json.load(open('$work/phases1.json'))
+s = every['samples']
+phases = every['kernels'][0]['phases']
+assert [x['cycle'] for x in s] == list(range(len(s))), 'cycles not 0, 1, 2, ...'
+assert all(max([k['warps_by_phase'][p] for x in s for k in x['kernels']]) > 0 for p in range(phases)), 'a phase never seen'
+coarse = json.load(open('$work/phases.json'))['samples']
+assert len(coarse) > 10 and all(x == s[x['cycle']] for x in coarse), 'the 50-cycle samples differ from the 1-cycle ones'
+"
+check run-phase-trace-tb 2 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --sm-model tb \
+  --phase-trace "$work/phases-tb.json" -q
+expect_text run-phase-trace-tb-msg "$work/err" "--phase-trace needs warp-level SMs (--sm-model warp, or a GPU whose sm.model is warp)"
+check run-phase-trace-tb-gpu 2 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --phase-trace "$work/phases-tb.json" -q
+expect_text run-phase-trace-tb-gpu-msg "$work/err" "this run's SMs are thread-block level"
+check run-phase-trace-no-file 0 test ! -e "$work/phases-tb.json"
+check run-phase-trace-interval-0 2 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --sm-model warp \
+  --phase-trace "$work/phases0.json" --phase-trace-interval 0 -q
+expect_text run-phase-trace-interval-0-msg "$work/err" "--phase-trace-interval must be an integer from 1 to 1000000000, not '0'"
+check run-phase-trace-interval-big 2 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --sm-model warp \
+  --phase-trace "$work/phases0.json" --phase-trace-interval 1000000001 -q
+check run-phase-trace-interval-alone 2 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --sm-model warp \
+  --phase-trace-interval 100 -q
+expect_text run-phase-trace-interval-alone-msg "$work/err" "--phase-trace-interval needs --phase-trace FILE"
+check run-phase-trace-dir 2 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.yaml" --sm-model warp \
+  --phase-trace "$work" -q
+expect_text run-phase-trace-dir-msg "$work/err" "--phase-trace: '$work' is a directory, not a file"
 
 # Config values outside their physical range, and files that are not configs, through the binary:
 # exit 2 with file:line and key (each once gave exit 0 with a wrong result, a hang or exit 1).

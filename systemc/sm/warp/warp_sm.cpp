@@ -172,6 +172,7 @@ void WarpSm::start_tb(const TbLaunch& launch) {
                          "' has no program, which a warp-level SM (sm.model: warp) executes; give it a "
                          "`program:` (docs/config.md \"Kernel programs\") or use sm.model: tb");
   }
+  catch_up_trace();
   const TimePs now = now_ps();
   if (saving_) {
     throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now)) + " ns on SM " +
@@ -253,6 +254,7 @@ void WarpSm::start_tb(const TbLaunch& launch) {
 }
 
 void WarpSm::save_context() {
+  catch_up_trace();
   const TimePs now = now_ps();
   if (saving_) {
     throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now)) + " ns on SM " +
@@ -300,6 +302,7 @@ TimePs WarpSm::busy_ps() const {
 // ---- The issue process ---------------------------------------------------------------------------
 
 void WarpSm::activate() {
+  catch_up_trace();
   const std::uint64_t cycle = wake_cycle_;
   wake_cycle_ = kNoCycle;
   const TimePs now = now_ps();
@@ -655,6 +658,7 @@ void WarpSm::restore_done(std::uint32_t tb_index, std::uint64_t sequence, TimePs
                              ": a context restore finished for thread block " + std::to_string(tb.tb) +
                              ", which is not being restored");
   }
+  catch_up_trace();
   const TimePs now = now_ps();
   if (saving_) {
     // A save stopped the SM meanwhile: the thread block goes to the save as it was restored.
@@ -681,6 +685,7 @@ void WarpSm::start_save_write() {
 }
 
 void WarpSm::finish_save() {
+  catch_up_trace();
   const TimePs now = now_ps();
   std::vector<std::uint32_t> order;
   for (std::uint32_t i = 0; i < tbs_.size(); ++i) {
@@ -707,6 +712,38 @@ void WarpSm::finish_save() {
   first_unaccounted_ = std::max(first_unaccounted_, clock_.cycle_at_or_after(now));
   saving_ = false;
   listener_.on_context_saved(id_, saved, saving_bytes_);
+}
+
+// ---- The phase trace ----------------------------------------------------------------------------
+
+void WarpSm::add_phase_counts(std::uint64_t cycle, PhaseSample& sample) const {
+  int counted = 0;
+  for (std::size_t slot = 0; slot < hot_.size(); ++slot) {
+    const WarpState state = hot_[slot].state;
+    if (state == WarpState::kFree || state == WarpState::kRestoring) continue;
+    const Warp& w = warps_[slot];
+    // Results still in flight at the start of `cycle`, finished warps included (they drain).
+    for (std::size_t r = 0; r < w.ready_cycle.size(); ++r) {
+      if (w.ready_cycle[r] <= cycle) continue;
+      if (w.from_memory[r] != 0) {
+        ++sample.loads_in_flight;
+      } else {
+        ++sample.alu_in_flight;
+      }
+    }
+    // Active warps (as the VCD's active_warps): ready or at a barrier, not stopped by a context save.
+    if (saving_ || (state != WarpState::kReady && state != WarpState::kBarrier)) continue;
+    const program::Program& p = *w.program;
+    if (w.pc >= p.code.size()) continue;  // cannot happen (such a warp is done): the check below says so
+    sample.add_warp(index(tbs_[w.tb].kernel), p.code[w.pc].phase, std::max<std::size_t>(p.phases.size(), 1));
+    ++counted;
+  }
+  if (counted != active_warps_) {
+    throw InvariantViolation("invariant violated on SM " + std::to_string(index(id_)) +
+                             ": the phase trace counts " + std::to_string(counted) +
+                             " active warps at cycle " + std::to_string(cycle) + ", the SM " +
+                             std::to_string(active_warps_));
+  }
 }
 
 // ---- Waking and accounting -----------------------------------------------------------------------

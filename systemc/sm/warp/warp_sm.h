@@ -76,6 +76,7 @@
 #include "sm/warp/core_clock.h"
 #include "sm/warp/execution_units.h"
 #include "sm/warp/memory_requests.h"
+#include "sm/warp/phase_trace.h"
 #include "sm/warp/warp.h"
 #include "sm/warp_scheduler/warp_scheduler.h"
 
@@ -123,6 +124,14 @@ class WarpSm final : public SmModule {
   [[nodiscard]] const std::vector<std::uint64_t>* instructions_by_kernel() const override {
     return &instructions_by_kernel_;
   }
+
+  /// `--phase-trace`: the trace to bring up to date before each change to the warps (null: none).
+  void set_phase_trace(PhaseTrace* trace) { phase_trace_ = trace; }
+  /// Adds this SM's warps to a phase-trace sample taken at the start of `cycle` (phase_trace.h): each
+  /// active warp to the phase of its next instruction, each pending register write to the ALU
+  /// results or the global loads in flight. InvariantViolation when the warps counted differ from
+  /// the active warps.
+  void add_phase_counts(std::uint64_t cycle, PhaseSample& sample) const;
 
  private:
   enum class TbState : std::uint8_t {
@@ -232,6 +241,10 @@ class WarpSm final : public SmModule {
     return kind == UnitKind::kNone ? 0 : units_[static_cast<std::size_t>(kind)].free_cycle();
   }
   void set_active_warps(int n);
+  /// Before the warps change: the phase trace's samples due by now (phase_trace.h).
+  void catch_up_trace() const {
+    if (phase_trace_ != nullptr) phase_trace_->catch_up(now_ps());
+  }
   [[nodiscard]] static TimePs now_ps();
 
   SmId id_;
@@ -280,6 +293,7 @@ class WarpSm final : public SmModule {
   std::uint64_t first_unprocessed_ = 0;           ///< cycles before it have been handled
   std::uint64_t first_unaccounted_ = 0;           ///< issue slots before it have been counted
   bool in_activation_ = false;
+  PhaseTrace* phase_trace_ = nullptr;
   std::uint64_t decision_cycle_ = 0;  ///< the cycle SchedulerView::can_issue answers for
 
   WarpMemoryPort memory_;
