@@ -35,12 +35,6 @@ class ContextMover {
   /// Starts moving `bytes` (a save when `is_write`, else a restore) from now. `bytes` > 0.
   void request(bool is_write, std::uint64_t bytes, Done on_done);
 
-  /// Bytes the SM must save for one thread block of this footprint: its registers (4 B each) and
-  /// its shared memory.
-  [[nodiscard]] static std::uint64_t bytes_per_tb(std::uint32_t registers, std::uint32_t shared_memory) {
-    return static_cast<std::uint64_t>(registers) * 4U + shared_memory;
-  }
-
  private:
   struct Transfer {
     bool is_write = false;

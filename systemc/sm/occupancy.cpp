@@ -51,8 +51,12 @@ Occupancy compute_occupancy(const KernelDesc& kernel, const GpuConfig& gpu) {
   return occ;
 }
 
+std::uint64_t context_bytes(const TbFootprint& f) {
+  return static_cast<std::uint64_t>(f.registers) * 4U + f.shared_memory;
+}
+
 std::uint64_t context_bytes_per_tb(const KernelDesc& kernel) {
-  return static_cast<std::uint64_t>(kernel.registers_per_tb) * 4U + kernel.shared_memory_per_tb;
+  return context_bytes(footprint_of(kernel, 0));
 }
 
 }  // namespace gpumux

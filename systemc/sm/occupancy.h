@@ -35,5 +35,7 @@ struct Occupancy {
 /// Bytes of on-chip context (registers and shared memory) of one thread block: what a context
 /// switch saves and restores (Tanasic 3.2: registers of every thread plus the TB's shared memory).
 [[nodiscard]] std::uint64_t context_bytes_per_tb(const KernelDesc& kernel);
+/// The same for a thread block of footprint `f`: its registers (4 B each) and its shared memory.
+[[nodiscard]] std::uint64_t context_bytes(const TbFootprint& f);
 
 }  // namespace gpumux

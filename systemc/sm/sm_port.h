@@ -79,6 +79,13 @@ struct SmUsage {
            threads + f.threads <= limits.max_threads && warps + f.warps <= limits.max_warps &&
            shared_memory + f.shared_memory <= shared_memory_capacity;
   }
+  /// fits() with the carve-out rule every SM model follows: an empty SM takes the kernel's carve-out
+  /// `shared_memory_config`; one holding TBs keeps `current_capacity` until it empties.
+  [[nodiscard]] bool admits(const SmResources& limits, const TbFootprint& f,
+                            std::uint32_t shared_memory_config, std::uint32_t current_capacity) const {
+    const std::uint32_t capacity = thread_blocks == 0 ? shared_memory_config : current_capacity;
+    return shared_memory_config <= capacity && fits(limits, f, capacity);
+  }
   void add(const TbFootprint& f) {
     thread_blocks += 1;
     registers += f.registers;

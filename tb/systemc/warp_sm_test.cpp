@@ -573,8 +573,7 @@ TEST(WarpSm, ContextSaveAndResumeConserveInstructions) {
     TbLaunch again = launch_of(*k, 0);
     again.resumed = true;
     again.resume = rec.saved.at(0).resume;
-    again.restore_bytes =
-        ContextMover::bytes_per_tb(again.footprint.registers, again.footprint.shared_memory);
+    again.restore_bytes = context_bytes(again.footprint);
     sm.start_tb(again);
     rec.wait_for_completions(1);
   });

@@ -24,11 +24,8 @@ TbSm::TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, T
 TimePs TbSm::now_ps() { return sc_core::sc_time_stamp().value(); }
 
 bool TbSm::fits(const TbFootprint& f, std::uint32_t shared_memory_config) const {
-  if (saving_) return false;  // stopped while its context is saved
-  // The shared-memory carve-out can only change while the SM is empty.
-  const std::uint32_t capacity = usage_.thread_blocks == 0 ? shared_memory_config : shared_memory_capacity_;
-  if (shared_memory_config > capacity) return false;
-  return usage_.fits(limits_, f, capacity);
+  // Not while stopped for a context save.
+  return !saving_ && usage_.admits(limits_, f, shared_memory_config, shared_memory_capacity_);
 }
 
 void TbSm::start_tb(const TbLaunch& launch) {
@@ -128,13 +125,12 @@ void TbSm::save_context() {
     running_.pop();
     saved_.push_back(
         {{r.kernel, r.tb, {r.end_ps > now ? r.end_ps - now : 0, {}}}, r.footprint, r.end_ps, r.sequence});
-    saving_bytes_ += ContextMover::bytes_per_tb(r.footprint.registers, r.footprint.shared_memory);
+    saving_bytes_ += context_bytes(r.footprint);
   }
   for (auto& [number, restore] : restores_) {
     restore.saved = true;
     ++restores_to_save_;
-    saving_bytes_ +=
-        ContextMover::bytes_per_tb(restore.tb.footprint.registers, restore.tb.footprint.shared_memory);
+    saving_bytes_ += context_bytes(restore.tb.footprint);
   }
   wake_at_ps_ = kNever;
   wake_.cancel();

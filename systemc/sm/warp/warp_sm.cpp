@@ -157,11 +157,8 @@ TimePs WarpSm::now_ps() { return sc_core::sc_time_stamp().value(); }
 // ---- SmPort --------------------------------------------------------------------------------------
 
 bool WarpSm::fits(const TbFootprint& f, std::uint32_t shared_memory_config) const {
-  if (saving_) return false;  // stopped while its context is saved
-  // The shared-memory carve-out can only change while the SM is empty (as sm/tb/tb_sm.cpp).
-  const std::uint32_t capacity = usage_.thread_blocks == 0 ? shared_memory_config : shared_memory_capacity_;
-  if (shared_memory_config > capacity) return false;
-  return usage_.fits(limits_, f, capacity);
+  // Not while stopped for a context save.
+  return !saving_ && usage_.admits(limits_, f, shared_memory_config, shared_memory_capacity_);
 }
 
 void WarpSm::start_tb(const TbLaunch& launch) {
@@ -268,7 +265,7 @@ void WarpSm::save_context() {
   for (ResidentTb& tb : tbs_) {
     if (tb.state == TbState::kFree) continue;
     any = true;
-    saving_bytes_ += ContextMover::bytes_per_tb(tb.footprint.registers, tb.footprint.shared_memory);
+    saving_bytes_ += context_bytes(tb.footprint);
     if (tb.state == TbState::kRestoring) {
       // Saved as it was restored (it never ran): once its context is on chip.
       if (tb.restored_cycle == kNoCycle) {
