@@ -65,6 +65,8 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   void on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) override;
   void on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, std::uint64_t bytes) override;
   void set_preemption(PreemptionMechanism mechanism) { preemption_ = mechanism; }
+  /// The run's seed, handed to the policy through EngineControl::seed().
+  void set_seed(std::uint64_t seed) { seed_ = seed; }
 
   // EngineControl: the tables
   [[nodiscard]] TimePs now() const override { return hooks_.now(); }
@@ -81,6 +83,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   }
   [[nodiscard]] std::uint32_t active_capacity() const override { return framework_.active_capacity(); }
   [[nodiscard]] const SmResources& sm_resources() const override { return gpu_.sm; }
+  [[nodiscard]] std::uint64_t seed() const override { return seed_; }
 
   // EngineControl: the actions
   void assign_sm(SmId sm, KernelId kernel) override;
@@ -120,6 +123,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   std::vector<std::vector<TbState>> tb_states_;     ///< per kernel, per thread block
   TbTraceSink* trace_ = nullptr;
   PreemptionMechanism preemption_ = PreemptionMechanism::kDrain;
+  std::uint64_t seed_ = 1;  ///< as SimulationSpec's default
   std::uint64_t tbs_issued_ = 0;
   std::uint64_t tbs_completed_ = 0;
   std::uint64_t tbs_reissued_ = 0;

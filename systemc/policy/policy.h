@@ -11,7 +11,10 @@
 //  - Actions take effect immediately on the tables; TB issue they cause is scheduled by the engine.
 //  - select_kernel() is asked, repeatedly, which kernel the next thread block on an SM with free
 //    resources comes from; returning nullopt stops issuing on that SM for now. It must not call
-//    actions.
+//    actions. It may return a kernel other than the one the SM is set up for (kernels sharing an SM,
+//    Pai 5.2): the driver issues it whenever can_issue() allows.
+//  - on_sm_idle() reports an SM that became idle; SMs idle when the run starts get no call, so a
+//    policy hands them out from on_kernel_arrival().
 
 #include <cstdint>
 #include <memory>
@@ -58,6 +61,10 @@ class EngineControl {
   /// Resources of one SM (all SMs are alike), incl. max_resident_kernels: how many TBs of several
   /// kernels fit side by side (MPMax, SRTF/Adaptive residency limits).
   [[nodiscard]] virtual const SmResources& sm_resources() const = 0;
+  /// The run's seed (--seed, an experiment's `seeds:`): a randomized policy seeds its generator from
+  /// it (core/rng.h), so the same inputs and seed give the same schedule and the seed in stats.json is
+  /// all it needs. Set before the first hook is called.
+  [[nodiscard]] virtual std::uint64_t seed() const = 0;
 
   // --- actions ---------------------------------------------------------------------------------
   /// Set up an idle SM for `kernel` and start issuing its thread blocks.

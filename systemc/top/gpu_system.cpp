@@ -57,6 +57,7 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
   }
   for (const auto& sm : sms_) sm->memory_initiator().bind(memory_->socket);
   engine_->driver().set_preemption(spec.preemption);
+  engine_->driver().set_seed(spec.seed);
 }
 
 void GpuSystem::attach_trace(sc_core::sc_trace_file* file) {

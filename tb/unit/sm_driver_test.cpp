@@ -186,5 +186,38 @@ TEST_F(DriverTest, ReservationTargetMayChangeWhileTheSmIsPreempted) {
   EXPECT_NO_THROW(driver_->check_final_invariants());
 }
 
+/// Records the seed the engine hands it at each kernel arrival; otherwise the default behaviour.
+class SeedRecordingPolicy final : public SchedulingPolicy {
+ public:
+  explicit SeedRecordingPolicy(std::vector<std::uint64_t>* seen) : seen_(seen) {}
+  [[nodiscard]] std::string name() const override { return "seed-recorder"; }
+  void on_kernel_arrival(KernelId /*kernel*/, EngineControl& control) override {
+    seen_->push_back(control.seed());
+  }
+  void on_sm_idle(SmId /*sm*/, EngineControl& /*control*/) override {}
+
+ private:
+  std::vector<std::uint64_t>* seen_;
+};
+
+TEST(PolicySeed, PoliciesSeeTheRunsSeedThroughTheEngine) {
+  const GpuConfig gpu = test::k20c();
+  SmDriver::Hooks hooks;
+  hooks.now = [] { return TimePs{0}; };
+  hooks.kernel_finished = [](KernelId) {};
+  hooks.process_names = {"p0"};
+  std::vector<std::uint64_t> seen;
+  SmDriver driver(gpu, std::make_unique<SeedRecordingPolicy>(&seen), hooks);
+  EXPECT_EQ(driver.seed(), 1U);  // SimulationSpec's default until the run sets its own
+  driver.set_seed(0xfeedfacecafebeefULL);
+  const auto desc = test::kernel("k", 4, 1.0);
+  KernelStatus k;
+  k.process = ProcessId{0};
+  k.desc = desc.get();
+  driver.launch(k);
+  ASSERT_EQ(seen.size(), 1U);
+  EXPECT_EQ(seen[0], 0xfeedfacecafebeefULL);
+}
+
 }  // namespace
 }  // namespace gpumux
