@@ -20,6 +20,7 @@
 #include "app/experiment/report_markdown.h"
 #include "app/experiment/run.h"
 #include "core/error.h"
+#include "sm/occupancy.h"
 #include "top/simulation.h"
 
 namespace gpumux {
@@ -117,6 +118,18 @@ int experiment_command(const std::vector<std::string>& args) {
     const ExperimentConfig config = load_experiment(file);
     const ExpandedExperiment grid = expand_experiment(config);
     validate_experiment(config, grid);
+    if (!quiet) {
+      // The carve-out rule never lowers a kernel's occupancy silently (docs/config.md "Occupancy"):
+      // each kernel it costs is named once, however many workloads launch it.
+      std::vector<std::string> warned;
+      for (const ExperimentWorkload& w : grid.workloads) {
+        for (const std::string& warning : carveout_warnings(w.workload, grid.gpu)) {
+          if (std::find(warned.begin(), warned.end(), warning) != warned.end()) continue;
+          std::cerr << "gpumux: warning: " << warning << '\n';
+          warned.push_back(warning);
+        }
+      }
+    }
     if (vm.count("dry-run") == 0U) prepare_output_dir("--out", out_dir);  // before anything is simulated
     if (!quiet) std::cout << plan_text(config, grid, static_cast<unsigned>(jobs)) << std::flush;
 

@@ -24,6 +24,7 @@ const std::vector<std::string_view> kSmKeys = {"registers",
                                                "max_thread_blocks",
                                                "max_warps",
                                                "shared_memory_configs_kb",
+                                               "shared_memory_carveout",
                                                "max_resident_kernels",
                                                "model",
                                                "warp"};
@@ -73,8 +74,7 @@ SmResources read_sm(const YamlMap& m, std::uint32_t warp_size) {
         .fail("max_threads " + std::to_string(sm.max_threads) + " exceeds max_warps * warp_size = " +
               std::to_string(static_cast<std::uint64_t>(sm.max_warps) * warp_size));
   }
-  // Carve-outs are listed in KB, strictly ascending: the occupancy rule picks the first (smallest) one
-  // that holds a thread block (Tanasic Table 2 footnote).
+  // Carve-outs are listed in KB, strictly ascending; `shared_memory_carveout` says which one a kernel gets.
   std::uint32_t previous_kb = 0;
   const std::vector<YamlNode> carve_outs = m.required("shared_memory_configs_kb").as_list();
   if (carve_outs.size() > 64) {
@@ -89,6 +89,29 @@ SmResources read_sm(const YamlMap& m, std::uint32_t warp_size) {
     }
     previous_kb = kb;
     sm.shared_memory_configs.push_back(kb * 1024U);
+  }
+  if (const auto rule = m.optional("shared_memory_carveout")) {
+    const std::string name = rule->as_name();
+    std::vector<std::string> known;
+    bool found = false;
+    for (const CarveoutRule r : {CarveoutRule::kSmallestFitting, CarveoutRule::kFullOccupancy,
+                                 CarveoutRule::kLargest, CarveoutRule::kFixed}) {
+      known.emplace_back(to_string(r));
+      if (name == known.back()) {
+        sm.carveout_rule = r;
+        found = true;
+      }
+    }
+    if (!found) {
+      const std::string hint = config::closest_name(name, known);
+      rule->fail("unknown carve-out rule '" + name + "'" +
+                 (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)") +
+                 "; known: " + config::join_choices(known, " and ") + " (docs/config.md \"Occupancy\")");
+    }
+    if (sm.carveout_rule == CarveoutRule::kFixed && sm.shared_memory_configs.size() != 1) {
+      rule->fail("fixed needs exactly one entry in shared_memory_configs_kb, got " +
+                 std::to_string(sm.shared_memory_configs.size()));
+    }
   }
   sm.max_resident_kernels = m.optional_u32_in("max_resident_kernels", 1, 1, 1024, "kernels");
   if (sm.max_resident_kernels > sm.max_thread_blocks) {
@@ -301,6 +324,7 @@ nlohmann::json gpu_config_document(const GpuConfig& gpu) {
         {"max_thread_blocks", gpu.sm.max_thread_blocks},
         {"max_warps", gpu.sm.max_warps},
         {"shared_memory_configs_kb", carve_outs_kb},
+        {"shared_memory_carveout", to_string(gpu.sm.carveout_rule)},
         {"max_resident_kernels", gpu.sm.max_resident_kernels},
         {"model", gpu.sm_model == SmModel::kWarp ? "warp" : "tb"},
         {"warp",

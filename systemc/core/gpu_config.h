@@ -12,6 +12,38 @@
 
 namespace gpumux {
 
+/// How the shared-memory carve-out of an SM is chosen for a kernel, from `shared_memory_configs`
+/// (docs/config.md "Occupancy", sources there). An SM keeps its carve-out while it holds thread blocks
+/// (SmUsage::admits), whatever the rule.
+enum class CarveoutRule : std::uint8_t {
+  /// `smallest-fitting`: the smallest carve-out that holds one thread block (Tanasic Table 2 footnote:
+  /// Kepler's 16 KB default, 32 or 48 KB only when a thread block needs more).
+  kSmallestFitting,
+  /// `full-occupancy`: the smallest carve-out that still gives the occupancy the largest one allows
+  /// (Volta and later: the driver sizes the carve-out per kernel to avoid shared-memory occupancy
+  /// bottlenecks; GPGPU-Sim/Accel-Sim's adaptive cache configuration).
+  kFullOccupancy,
+  /// `largest`: always the largest carve-out (NVIDIA's occupancy calculator with no preference).
+  kLargest,
+  /// `fixed`: the SM has one shared-memory size (`shared_memory_configs` holds exactly one entry).
+  kFixed,
+};
+
+/// "smallest-fitting", "full-occupancy", "largest" or "fixed": the spelling of GPU files and messages.
+[[nodiscard]] inline const char* to_string(CarveoutRule rule) {
+  switch (rule) {
+    case CarveoutRule::kFullOccupancy:
+      return "full-occupancy";
+    case CarveoutRule::kLargest:
+      return "largest";
+    case CarveoutRule::kFixed:
+      return "fixed";
+    case CarveoutRule::kSmallestFitting:
+      break;
+  }
+  return "smallest-fitting";
+}
+
 /// Hardware resources of one SM. A thread block needs all of its resources at once; the number of
 /// resident thread blocks is set by the first resource to run out (Tanasic 2.3).
 struct SmResources {
@@ -19,15 +51,15 @@ struct SmResources {
   std::uint32_t max_threads = 0;  ///< resident threads
   std::uint32_t max_thread_blocks = 0;
   std::uint32_t max_warps = 0;  ///< resident warps (threads / warp_size, rounded up per TB)
-  /// Selectable shared-memory carve-outs in bytes, ascending. A kernel gets the smallest one that
-  /// holds one of its thread blocks (Tanasic Table 2 footnote: 16 KB default, 32/48 KB on demand).
+  /// Selectable shared-memory carve-outs in bytes, strictly ascending; `carveout_rule` picks a kernel's.
   std::vector<std::uint32_t> shared_memory_configs;
+  CarveoutRule carveout_rule = CarveoutRule::kSmallestFitting;
   /// How many different kernels may have thread blocks on one SM at once. 1 is the static
   /// partitioning of Kepler (Tanasic 2.3); more allows intra-SM sharing (Pai, Awatramani Ch. 5).
   std::uint32_t max_resident_kernels = 1;
 };
 
-/// Which SM model executes thread blocks (ARCHITECTURE.md "Two fidelity levels").
+/// Which SM model executes thread blocks (docs/architecture.md "The SM interface and the two SM models").
 enum class SmModel : std::uint8_t {
   kThreadBlock,  ///< `tb`: a thread block runs for a duration drawn from its kernel's profile
   kWarp,         ///< `warp`: warps execute the kernel's program under a warp scheduler

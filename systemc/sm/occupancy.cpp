@@ -1,7 +1,8 @@
 #include "sm/occupancy.h"
 
 #include <algorithm>
-#include <limits>
+#include <string>
+#include <vector>
 
 namespace gpumux {
 
@@ -14,41 +15,104 @@ TbFootprint footprint_of(const KernelDesc& kernel, std::uint32_t warp_size) {
   return f;
 }
 
-Occupancy compute_occupancy(const KernelDesc& kernel, const GpuConfig& gpu) {
-  Occupancy occ;
-  occ.footprint = footprint_of(kernel, gpu.warp_size);
-  const TbFootprint& f = occ.footprint;
+namespace {
 
-  for (std::uint32_t config : gpu.sm.shared_memory_configs) {
-    if (config >= f.shared_memory) {
-      occ.shared_memory_config = config;
-      break;
-    }
-  }
-
+/// Thread blocks of footprint `f` that fit on one SM of `gpu` with a carve-out of `carve_out` bytes
+/// (0: none fits), and the first resource to run out.
+std::uint32_t tbs_with_carveout(const TbFootprint& f, const GpuConfig& gpu, std::uint32_t carve_out,
+                                std::string* limited_by) {
   std::uint32_t best = gpu.sm.max_thread_blocks;
-  occ.limited_by = "thread_blocks";
+  const char* what_limits = "thread_blocks";
   auto limit = [&](std::uint32_t capacity, std::uint32_t need, const char* what) {
     if (need == 0) return;
     const std::uint32_t fit = capacity / need;
     if (fit < best) {
       best = fit;
-      occ.limited_by = what;
+      what_limits = what;
     }
   };
   limit(gpu.sm.registers, f.registers, "registers");
   if (f.shared_memory > 0) {
-    if (occ.shared_memory_config == 0) {
+    if (carve_out < f.shared_memory) {
       best = 0;
-      occ.limited_by = "shared_memory";
+      what_limits = "shared_memory";
     } else {
-      limit(occ.shared_memory_config, f.shared_memory, "shared_memory");
+      limit(carve_out, f.shared_memory, "shared_memory");
     }
   }
   limit(gpu.sm.max_threads, f.threads, "threads");
   limit(gpu.sm.max_warps, f.warps, "warps");
-  occ.tbs_per_sm = best;
+  if (limited_by != nullptr) *limited_by = what_limits;
+  return best;
+}
+
+/// The carve-out `gpu`'s rule gives a kernel of footprint `f` (0 when none holds one thread block).
+std::uint32_t choose_carveout(const TbFootprint& f, const GpuConfig& gpu) {
+  const std::vector<std::uint32_t>& configs = gpu.sm.shared_memory_configs;
+  if (configs.empty() || configs.back() < f.shared_memory) return 0;
+  switch (gpu.sm.carveout_rule) {
+    case CarveoutRule::kLargest:
+    case CarveoutRule::kFixed:  // the loader checks that the list has one entry
+      return configs.back();
+    case CarveoutRule::kFullOccupancy: {
+      // GPGPU-Sim's adaptive cache configuration (shader.cc, after the CUDA C++ Programming Guide's
+      // compute capability 7.x shared-memory section): the smallest carve-out that holds as many thread
+      // blocks as the largest one.
+      const std::uint32_t most = tbs_with_carveout(f, gpu, configs.back(), nullptr);
+      for (const std::uint32_t config : configs) {
+        if (tbs_with_carveout(f, gpu, config, nullptr) == most) return config;
+      }
+      return configs.back();
+    }
+    case CarveoutRule::kSmallestFitting:
+      break;
+  }
+  for (const std::uint32_t config : configs) {
+    if (config >= f.shared_memory) return config;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Occupancy compute_occupancy(const KernelDesc& kernel, const GpuConfig& gpu) {
+  Occupancy occ;
+  occ.footprint = footprint_of(kernel, gpu.warp_size);
+  occ.shared_memory_config = choose_carveout(occ.footprint, gpu);
+  occ.tbs_per_sm = tbs_with_carveout(occ.footprint, gpu, occ.shared_memory_config, &occ.limited_by);
+  const std::uint32_t largest =
+      gpu.sm.shared_memory_configs.empty() ? 0 : gpu.sm.shared_memory_configs.back();
+  occ.tbs_per_sm_largest_carveout = tbs_with_carveout(occ.footprint, gpu, largest, nullptr);
   return occ;
+}
+
+std::string carveout_warning(const KernelDesc& kernel, const GpuConfig& gpu) {
+  const Occupancy occ = compute_occupancy(kernel, gpu);
+  if (occ.tbs_per_sm >= occ.tbs_per_sm_largest_carveout) return {};
+  const auto tbs = [](std::uint32_t n) {
+    return std::to_string(n) + (n == 1 ? " thread block" : " thread blocks") + " per SM";
+  };
+  return "kernel '" + kernel.name + "' on GPU '" + gpu.name + "': carve-out rule " +
+         to_string(gpu.sm.carveout_rule) + " gives it " + std::to_string(occ.shared_memory_config / 1024U) +
+         " KB of shared memory and " + tbs(occ.tbs_per_sm) + "; the largest carve-out (" +
+         std::to_string(gpu.sm.shared_memory_configs.back() / 1024U) + " KB) allows " +
+         tbs(occ.tbs_per_sm_largest_carveout) + " (sm.shared_memory_carveout, docs/config.md \"Occupancy\")";
+}
+
+std::vector<std::string> carveout_warnings(const Workload& workload, const GpuConfig& gpu) {
+  std::vector<std::string> warnings;
+  std::vector<const KernelDesc*> seen;
+  for (const ProcessSpec& p : workload.processes) {
+    for (const StreamSpec& stream : p.streams) {
+      for (const CommandSpec& c : stream.commands) {
+        if (c.kind != CommandKind::kKernel || !c.kernel) continue;
+        if (std::find(seen.begin(), seen.end(), c.kernel.get()) != seen.end()) continue;
+        seen.push_back(c.kernel.get());
+        if (std::string w = carveout_warning(*c.kernel, gpu); !w.empty()) warnings.push_back(std::move(w));
+      }
+    }
+  }
+  return warnings;
 }
 
 std::uint64_t context_bytes(const TbFootprint& f) {

@@ -586,7 +586,7 @@ bad_gpu() {  # bad_gpu NAME SED_EXPR EXPECTED_TEXT
   expect_text "$1-msg" "$work/err" "$3"
 }
 bad_gpu range-bandwidth 's/bandwidth_gb_per_s: [0-9]*/bandwidth_gb_per_s: 1e-300/' \
-  "bad-gpu.yaml:39:23: 'memory.bandwidth_gb_per_s': must be between 0.1 and 100000 GB/s, got 1e-300"
+  "bad-gpu.yaml:42:23: 'memory.bandwidth_gb_per_s': must be between 0.1 and 100000 GB/s, got 1e-300"
 bad_gpu range-mem-latency 's/^  latency_ns: 400 /  latency_ns: 1e17 /' \
   "'memory.latency_ns': must be between 0 and 1e+06 ns, got 1e17"
 bad_gpu range-pcie-clock 's/^  clock_mhz: 500 /  clock_mhz: 1e-300 /' "'pcie.clock_mhz': must be between 1 and 100000 MHz"

@@ -72,7 +72,7 @@ std::vector<YAML::Node> candidates(const YAML::Node& current) {
     }
   }
   for (const char* text : {"1", "2", "3", "7", "64", "100", "1000", "0.5", "full", "per_sm", "other-name",
-                           "warp", "tb", "lrr", "gto"}) {
+                           "warp", "tb", "lrr", "gto", "largest"}) {
     scalar(text);
   }
   YAML::Node one(YAML::NodeType::Sequence);
