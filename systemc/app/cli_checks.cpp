@@ -8,9 +8,11 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 #include "app/commands.h"
 
+#include "config/gpu_loader.h"
 #include "core/error.h"
 #include "sm/warp_scheduler/registry.h"
 
@@ -95,23 +97,21 @@ std::string default_output_dir(const std::string& workload_name) {
 }
 
 void apply_sm_model_options(GpuConfig& gpu, const std::string& sm_model, const std::string& warp_scheduler) {
+  std::optional<SmModel> model;
   if (sm_model == "tb") {
-    gpu.sm_model = SmModel::kThreadBlock;
+    model = SmModel::kThreadBlock;
   } else if (sm_model == "warp") {
-    gpu.sm_model = SmModel::kWarp;
+    model = SmModel::kWarp;
   } else if (!sm_model.empty()) {
     throw InputError("--sm-model must be tb or warp, not '" + sm_model + "'");
   }
-  if (!warp_scheduler.empty()) {
-    if (find_warp_scheduler(warp_scheduler) == nullptr) {
-      std::string known;
-      for (const std::string& name : warp_scheduler_names()) known += (known.empty() ? "" : ", ") + name;
-      throw InputError("--warp-scheduler: unknown warp scheduler '" + warp_scheduler + "' (known: " + known +
-                       "; gpumux list warp-schedulers)");
-    }
-    if (warp_scheduler != gpu.warp.scheduler) gpu.warp.scheduler_options.clear();
-    gpu.warp.scheduler = warp_scheduler;
+  if (!warp_scheduler.empty() && find_warp_scheduler(warp_scheduler) == nullptr) {
+    std::string known;
+    for (const std::string& name : warp_scheduler_names()) known += (known.empty() ? "" : ", ") + name;
+    throw InputError("--warp-scheduler: unknown warp scheduler '" + warp_scheduler + "' (known: " + known +
+                     "; gpumux list warp-schedulers)");
   }
+  apply_sm_settings(gpu, model, warp_scheduler);
   if (gpu.sm_model == SmModel::kWarp && gpu.warp.alu.count == 0) {
     throw InputError(
         "--sm-model warp: GPU '" + gpu.name + "' (" + gpu.source_file +

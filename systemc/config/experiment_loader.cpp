@@ -8,6 +8,7 @@
 #include "config/tanasic_mixes.h"
 #include "config/workload_loader.h"
 #include "config/yaml_reader.h"
+#include "sm/warp_scheduler/registry.h"
 
 namespace gpumux {
 
@@ -81,8 +82,42 @@ MixGeneratorConfig read_generator(const YamlMap& m, const std::filesystem::path&
   return g;
 }
 
+/// A run's `sm_model` and `warp_scheduler` (checked against the warp-scheduler registry). Whether
+/// the GPU file can build the SMs is checked by expand_experiment, which loads it.
+void read_run_sm(const YamlMap& m, ExperimentRun& run) {
+  if (const auto model = m.optional("sm_model")) {
+    const std::string text = model->as_string();
+    if (text == "tb") {
+      run.sm_model = SmModel::kThreadBlock;
+    } else if (text == "warp") {
+      run.sm_model = SmModel::kWarp;
+    } else {
+      model->fail("unknown SM model '" + text +
+                  "'; expected tb (a thread block runs for its profiled time) or warp (warps execute the "
+                  "kernel's program under a warp scheduler)");
+    }
+    run.sm_model_where = model->where();
+  }
+  if (const auto scheduler = m.optional("warp_scheduler")) {
+    run.warp_scheduler = scheduler->as_name();
+    run.warp_scheduler_where = scheduler->where();
+    if (find_warp_scheduler(run.warp_scheduler) == nullptr) {
+      const std::vector<std::string> known = warp_scheduler_names();
+      const std::string hint = config::closest_name(run.warp_scheduler, known);
+      scheduler->fail("unknown warp scheduler '" + run.warp_scheduler + "'" +
+                      (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)") +
+                      "; known: " + config::join_choices(known, " and ") + " (gpumux list warp-schedulers)");
+    }
+    if (run.sm_model == SmModel::kThreadBlock) {
+      scheduler->fail(
+          "a warp scheduler needs warp-level SMs, but this run sets sm_model: tb, whose SMs time whole "
+          "thread blocks; drop warp_scheduler or set sm_model: warp");
+    }
+  }
+}
+
 ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& earlier) {
-  const YamlMap m(node, {"label", "policy", "preemption", "options"});
+  const YamlMap m(node, {"label", "policy", "preemption", "options", "sm_model", "warp_scheduler"});
   ExperimentRun run;
   run.where = node.where();
   run.key = node.key();
@@ -112,6 +147,7 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
     const YamlMap map = YamlMap::any_keys(*options);
     for (const auto& [key, value] : map.entries()) run.options[key] = value.as_name();
   }
+  read_run_sm(m, run);
   return run;
 }
 
@@ -141,6 +177,51 @@ Workload load_grid_workload(const std::string& file, const ExperimentConfig& con
     override_tb_rsd(w, *config.tb_rsd_percent);
   }
   return w;
+}
+
+/// The GPU `run` simulates on: `gpu` with the run's sm_model and warp_scheduler. InputError naming the
+/// run's key when the GPU cannot build its SMs or a warp scheduler is given for TB-level SMs.
+GpuConfig run_gpu(const GpuConfig& gpu, const ExperimentRun& run) {
+  GpuConfig g = gpu;
+  apply_sm_settings(g, run.sm_model, run.warp_scheduler);
+  if (g.sm_model == SmModel::kWarp && g.warp.alu.count == 0) {
+    throw InputError(
+        run.sm_model ? run.sm_model_where : run.where, run.key + (run.sm_model ? ".sm_model" : ""),
+        "run '" + run.label + "' uses warp-level SMs, but GPU '" + gpu.name + "' (" + gpu.source_file +
+            ") has no sm.warp section (execution units, latencies, warp schedulers); see "
+            "docs/config.md");
+  }
+  if (!run.warp_scheduler.empty() && g.sm_model != SmModel::kWarp) {
+    throw InputError(run.warp_scheduler_where, run.key + ".warp_scheduler",
+                     "run '" + run.label +
+                         "' names a warp scheduler, but its SMs are thread-block level (GPU '" + gpu.name +
+                         "' has sm.model tb and the run sets no sm_model); add sm_model: warp");
+  }
+  return g;
+}
+
+/// Warp-level SMs execute kernel programs: every kernel of every workload a warp-level run simulates
+/// needs one (checked here, before any simulation, rather than by the SM mid-run).
+void check_warp_programs(const ExperimentConfig& config, const ExpandedExperiment& e) {
+  for (std::size_t r = 0; r < config.runs.size(); ++r) {
+    if (e.run_gpus[r].sm_model != SmModel::kWarp) continue;
+    const ExperimentRun& run = config.runs[r];
+    for (const ExperimentWorkload& w : e.workloads) {
+      for (const ProcessSpec& p : w.workload.processes) {
+        for (const StreamSpec& stream : p.streams) {
+          for (const CommandSpec& c : stream.commands) {
+            if (c.kind != CommandKind::kKernel || !c.kernel || c.kernel->program) continue;
+            throw InputError(c.kernel->where, "program",
+                             "kernel '" + c.kernel->name + "' (workload '" + w.workload.name +
+                                 "') has no program, which run '" + run.label + "' (" + config.source_file +
+                                 ":" + std::to_string(run.where.line) +
+                                 ") executes on warp-level SMs; give it a `program:` (docs/config.md "
+                                 "\"Kernel programs\") or run it with sm_model: tb");
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -239,6 +320,7 @@ const Workload& ExpandedExperiment::workload_of(const GridPoint& point) const {
 ExpandedExperiment expand_experiment(const ExperimentConfig& config) {
   ExpandedExperiment e;
   e.gpu = load_gpu_config(config.gpu_path);
+  for (const ExperimentRun& run : config.runs) e.run_gpus.push_back(run_gpu(e.gpu, run));
   if (config.generator) {
     const MixGeneratorConfig& g = *config.generator;
     const Workload apps = load_grid_workload(g.applications, config, e.gpu);
@@ -263,6 +345,7 @@ ExpandedExperiment expand_experiment(const ExperimentConfig& config) {
       e.workloads.push_back(std::move(w));
     }
   }
+  check_warp_programs(config, e);
   for (std::size_t w = 0; w < e.workloads.size(); ++w) {
     for (std::size_t r = 0; r < config.runs.size(); ++r) {
       for (std::size_t s = 0; s < config.seeds.size(); ++s) e.points.push_back({w, r, s});

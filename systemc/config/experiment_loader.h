@@ -1,9 +1,9 @@
 #pragma once
 // Experiments (configs/experiments/*.yaml): a grid of simulations - workloads x runs (policy,
-// preemption mechanism, policy options) x seeds - on one GPU, and the analysis that turns the grid's
-// results into the rows of a report, beside the paper's figures. This file loads and validates the
-// YAML (the schema is in docs/config.md, "Experiment files") and expands the grid; running it and the
-// analyses live in systemc/app/experiment*.
+// preemption mechanism, policy options, SM model and warp scheduler) x seeds - on one GPU, and the analysis
+// that turns the grid's results into the rows of a report, beside the paper's figures. This file loads and
+// validates the YAML (the schema is in docs/config.md, "Experiment files") and expands the grid; running it
+// and the analyses live in systemc/app/experiment*.
 //
 // Workloads are either listed files or generated: `generate: tanasic-mixes` draws random
 // multiprogrammed mixes of the applications of one workload file (Tanasic 4.1), see tanasic_mixes.h.
@@ -28,6 +28,14 @@ struct ExperimentRun {
   PreemptionMechanism preemption = PreemptionMechanism::kContextSwitch;
   bool preemption_given = false;  ///< written in the file (else the default, context-switch)
   PolicyOptions options;
+  /// `sm_model:` (tb or warp); nullopt: the GPU file's sm.model.
+  std::optional<SmModel> sm_model;
+  SourceLocation sm_model_where;
+  /// `warp_scheduler:` (a name of sm/warp_scheduler/registry.h); empty: the GPU file's
+  /// sm.warp.scheduler. Only with warp-level SMs (the loader refuses it beside `sm_model: tb`,
+  /// expand_experiment beside a GPU whose sm.model is tb).
+  std::string warp_scheduler;
+  SourceLocation warp_scheduler_where;
   SourceLocation where;  ///< the run's map
   std::string key;       ///< "runs[i]"
 };
@@ -104,7 +112,10 @@ struct GridPoint {
 };
 
 struct ExpandedExperiment {
-  GpuConfig gpu;
+  GpuConfig gpu;  ///< the GPU file as loaded
+  /// Parallel to ExperimentConfig::runs: the GPU that run's simulations and its isolated baselines
+  /// use, `gpu` with the run's sm_model and warp_scheduler applied (apply_sm_settings).
+  std::vector<GpuConfig> run_gpus;
   std::vector<ExperimentWorkload> workloads;
   std::vector<GridPoint> points;  ///< workload-major, then run, then seed
 
@@ -112,7 +123,9 @@ struct ExpandedExperiment {
   [[nodiscard]] const Workload& workload_of(const GridPoint& point) const;
 };
 
-/// Loads the GPU and the workloads (or generates the mixes) and lists every simulation.
+/// Loads the GPU and the workloads (or generates the mixes) and lists every simulation. InputError
+/// (naming the run's key) when a run asks for warp-level SMs the GPU file cannot build (no sm.warp
+/// section) or whose kernels have no program, or names a warp scheduler while its SMs are TB level.
 [[nodiscard]] ExpandedExperiment expand_experiment(const ExperimentConfig& config);
 
 }  // namespace gpumux

@@ -361,4 +361,12 @@ nlohmann::json gpu_config_document(const GpuConfig& gpu) {
   };
 }
 
+void apply_sm_settings(GpuConfig& gpu, std::optional<SmModel> model, const std::string& warp_scheduler) {
+  if (model) gpu.sm_model = *model;
+  if (!warp_scheduler.empty()) {
+    if (warp_scheduler != gpu.warp.scheduler) gpu.warp.scheduler_options.clear();
+    gpu.warp.scheduler = warp_scheduler;
+  }
+}
+
 }  // namespace gpumux

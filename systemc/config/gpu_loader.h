@@ -3,6 +3,7 @@
 // and defaults are documented in docs/config.md; every problem is an InputError naming file, line
 // and key.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,11 @@ namespace gpumux {
 /// their files omitted or how they spelled numbers; the isolated-baseline cache key hashes it
 /// (tb/unit/baseline_cache_key_test.cpp checks both properties for every key).
 [[nodiscard]] nlohmann::json gpu_config_document(const GpuConfig& gpu);
+
+/// Overrides the SM model (when `model` is given) and the warp scheduler (when `warp_scheduler` is not
+/// empty; its scheduler_options are dropped when it names another scheduler than the file's), as
+/// `gpumux run --sm-model/--warp-scheduler` and an experiment run's `sm_model`/`warp_scheduler` do.
+/// The caller checks the names (its messages name the option or the file's key).
+void apply_sm_settings(GpuConfig& gpu, std::optional<SmModel> model, const std::string& warp_scheduler);
 
 }  // namespace gpumux

@@ -578,6 +578,107 @@ check run-phase-trace-dir 2 "$gpumux" run --gpu "$gpu" --workload "$work/warp-w.
   --phase-trace "$work" -q
 expect_text run-phase-trace-dir-msg "$work/err" "--phase-trace: '$work' is a directory, not a file"
 
+# Experiments on warp-level SMs (docs/config.md "Experiment files": a run's sm_model and warp_scheduler;
+# docs/user-guide.md "Analyses": awatramani-warp-schedulers): a cut of
+# configs/experiments/awatramani-warp-schedulers.yaml (two kernels x three schedulers, a few seconds),
+# its named rows and per-run warp figures, the same figures as `gpumux run` of one of its runs (what
+# scripts/awatramani-warp-schedulers' tail runs read), and the errors of the two run keys.
+aw="$src/configs/workloads/awatramani"
+cat >"$work/aw.yaml" <<YAML
+gpu: $src/configs/gpus/tesla-m2090.yaml
+analysis: awatramani-warp-schedulers
+workloads: [$aw/Heart.yaml, $aw/HIST.yaml]
+runs:
+  - {label: rr, policy: fcfs, sm_model: warp, warp_scheduler: lrr}
+  - {label: greedy, policy: fcfs, sm_model: warp, warp_scheduler: gto}
+  - {label: pa, policy: fcfs, sm_model: warp, warp_scheduler: phase-aware}
+paper:
+  B/single/rr_over_gto: 1.092
+YAML
+check experiment-warp 0 "$gpumux" experiment "$work/aw.yaml" --out "$work/aw" --jobs 2
+expect_text experiment-warp-plan "$work/out" "2 workloads x 3 runs x 1 seed = 6 simulations, plus 0 isolated baselines"
+expect_text experiment-warp-md "$work/aw/report.md" "| Heart | B | 56 |"
+expect_text experiment-warp-md-paper "$work/aw/report.md" "| B/single/rr_over_gto |"
+expect_text experiment-warp-md-missing "$work/aw/report.md" "No run for two-level-lrr, two-level-gto, two-level-phase-aware"
+check experiment-warp-run-gto 0 "$gpumux" run --gpu "$src/configs/gpus/tesla-m2090.yaml" --workload "$aw/Heart.yaml" \
+  --sm-model warp --warp-scheduler gto --out "$work/aw-run" -q
+check experiment-warp-report 0 python3 - "$work/aw/report.json" "$work/aw-run/stats.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+stats = json.load(open(sys.argv[2]))
+assert r["analysis"] == "awatramani-warp-schedulers" and r["gpu"] == "tesla-m2090", r["analysis"]
+assert [(x["label"], x["sm_model"], x["warp_scheduler"]) for x in r["grid"]["runs"]] == [
+    ("rr", "warp", "lrr"), ("greedy", "warp", "gto"), ("pa", "warp", "phase-aware")], r["grid"]["runs"]
+rows = {x["name"]: x for x in r["rows"]}
+m = {k: v["model"] for k, v in rows.items()}
+# Heartwall (type B): RR well ahead of GTO single-level, phase-aware between them (validation.md).
+assert m["Heart/single/gto_over_rr"] < 0.95 and m["Heart/single/pa_over_gto"] > 1.0, m["Heart/single/gto_over_rr"]
+assert abs(m["Heart/single/gto_over_rr"] - m["Heart/lrr/cycles"] / m["Heart/gto/cycles"]) < 1e-12
+assert abs(m["Heart/single/pa_over_rr"] - m["Heart/lrr/cycles"] / m["Heart/phase-aware/cycles"]) < 1e-12
+assert m["Heart/single/idle_gto_vs_rr_pct"] > 0 and m["Heart/gto/idle_share"] > m["Heart/lrr/idle_share"]
+# HIST (type A): GTO ahead single-level.
+assert m["HIST/single/gto_over_rr"] > 1.02, m["HIST/single/gto_over_rr"]
+# No two-level runs in this grid: those rows are null, and there is no per-scheduler row for them.
+assert m["Heart/two/gto_over_rr"] is None and m["B/two/rr_over_gto"] is None
+assert "Heart/two-level-gto/cycles" not in rows
+# Type averages: Heart is the only type-B kernel, HIST the only type-A one.
+assert m["B/single/kernels"] == 1 and m["A/single/kernels"] == 1 and m["A/two/kernels"] == 1
+assert abs(m["B/single/rr_over_gto"] - 1 / m["Heart/single/gto_over_rr"]) < 1e-12
+assert rows["B/single/rr_over_gto"]["paper"] == 1.092 and rows["A/single/gto_over_rr"]["paper"] is None
+assert m["B/single/model_type_agrees"] == 1 and m["A/single/model_type_agrees"] == 1
+runs = {(x["workload"], x["label"]): x for x in r["runs"]}
+assert len(runs) == 6
+for (w, label), x in runs.items():
+    assert x["sm_model"] == "warp" and x["stp"] is None and x["antt"] is None, x
+    warp = x["warp"]
+    idle = sum(warp["idle_slots"][c] for c in ("memory", "barrier", "no_warp", "other"))
+    assert warp["instructions"] > 0 and 0 < idle < warp["issue_slots"], warp
+    assert abs(m[w + "/" + x["warp_scheduler"] + "/idle_share"] - idle / warp["issue_slots"]) < 1e-12
+    (k,) = x["kernels"]
+    assert k["name"] == w and k["thread_blocks"] == {"Heart": 56, "HIST": 256}[w], k
+    assert abs(m[w + "/" + x["warp_scheduler"] + "/cycles"] - (k["end_ns"] - k["start_ns"]) * 1.3) < 1e-6
+# The experiment's run equals `gpumux run` of the same kernel and scheduler.
+x = runs[("Heart", "greedy")]
+(k,) = stats["kernels"]
+assert (k["start_ns"], k["end_ns"], k["instructions"]) == (x["kernels"][0]["start_ns"], x["kernels"][0]["end_ns"],
+                                                             x["kernels"][0]["instructions"]), (k, x["kernels"])
+assert sum(s["warp"]["issue_slots"] for s in stats["sms"]) == x["warp"]["issue_slots"]
+assert sum(s["warp"]["idle_slots"]["memory"] for s in stats["sms"]) == x["warp"]["idle_slots"]["memory"]
+assert stats["memory"]["busy_ns"] == x["memory_busy_ns"]
+PY
+check experiment-awatramani-dry-run 0 "$gpumux" experiment "$src/configs/experiments/awatramani-warp-schedulers.yaml" --dry-run
+expect_text experiment-awatramani-dry-run-plan "$work/out" "14 workloads x 6 runs x 1 seed = 84 simulations, plus 0 isolated baselines"
+expect_text experiment-awatramani-dry-run-rows "$work/out" "LUD/two/gto_over_rr"
+check gen-awatramani-workloads-check 0 "$src/scripts/gen-awatramani-workloads" --check
+bad_warp_exp() {  # bad_warp_exp NAME GPU WORKLOAD RUN EXPECTED_TEXT...: exit 2, file:line (line 5) and the texts
+  local name="$1" gpu_file="$2" workload="$3" run="$4"
+  shift 4
+  printf 'gpu: %s\nanalysis: summary\nworkloads: [%s]\nruns:\n  - %s\n' "$gpu_file" "$workload" "$run" \
+    >"$work/aw-bad.yaml"
+  check "$name" 2 "$gpumux" experiment "$work/aw-bad.yaml" --dry-run
+  expect_text "$name-line" "$work/err" "aw-bad.yaml:5:"
+  local text
+  for text in "$@"; do expect_text "$name-msg" "$work/err" "$text"; done
+}
+m2090="$src/configs/gpus/tesla-m2090.yaml"
+bad_warp_exp experiment-warp-scheduler-unknown "$m2090" "$aw/Heart.yaml" \
+  "{label: a, policy: fcfs, sm_model: warp, warp_scheduler: gtx}" "'runs[0].warp_scheduler'" \
+  "unknown warp scheduler 'gtx' (did you mean 'gto'?); known: gto, lrr, phase-aware"
+bad_warp_exp experiment-sm-model-unknown "$m2090" "$aw/Heart.yaml" "{label: a, policy: fcfs, sm_model: cycle}" \
+  "'runs[0].sm_model'" "unknown SM model 'cycle'; expected tb"
+bad_warp_exp experiment-warp-scheduler-with-tb "$m2090" "$aw/Heart.yaml" \
+  "{label: a, policy: fcfs, sm_model: tb, warp_scheduler: gto}" "'runs[0].warp_scheduler'" \
+  "a warp scheduler needs warp-level SMs, but this run sets sm_model: tb"
+bad_warp_exp experiment-warp-scheduler-tb-gpu "$m2090" "$aw/Heart.yaml" "{label: a, policy: fcfs, warp_scheduler: gto}" \
+  "'runs[0].warp_scheduler'" "its SMs are thread-block level (GPU 'tesla-m2090' has sm.model tb"
+bad_warp_exp experiment-warp-no-section "$work/no-warp-gpu.yaml" "$work/warp-w.yaml" \
+  "{label: a, policy: fcfs, sm_model: warp}" "'runs[0].sm_model'" "has no sm.warp section"
+printf 'gpu: %s\nanalysis: summary\nworkloads: [%s]\nruns:\n  - {label: a, policy: fcfs}\n  - {label: w, policy: fcfs, sm_model: warp}\n' \
+  "$gpu" "$work/warp-np.yaml" >"$work/aw-np.yaml"
+check experiment-warp-no-program 2 "$gpumux" experiment "$work/aw-np.yaml" --dry-run
+expect_text experiment-warp-no-program-msg "$work/err" \
+  "warp-kernels.yaml:15:5: 'program': kernel 'no_program' (workload 'warp-cli-np') has no program, which run 'w' ($work/aw-np.yaml:6) executes on warp-level SMs"
+
 # Config values outside their physical range, and files that are not configs, through the binary:
 # exit 2 with file:line and key (each once gave exit 0 with a wrong result, a hang or exit 1).
 bad_gpu() {  # bad_gpu NAME SED_EXPR EXPECTED_TEXT

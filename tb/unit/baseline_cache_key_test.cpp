@@ -243,6 +243,30 @@ TEST(BaselineCacheKey, ChangesWithEveryKernelLibraryKey) {
   }
 }
 
+TEST(BaselineCacheKey, ChangesWithTheSmModelAndWarpSchedulerARunSets) {
+  // As `gpumux run --sm-model/--warp-scheduler` and an experiment run's sm_model / warp_scheduler
+  // override the GPU file (apply_sm_settings): each must reach the key.
+  const GpuConfig file = load_gpu_config(kConfigDir + "/gpus/tesla-m2090.yaml");
+  ASSERT_EQ(file.sm_model, SmModel::kThreadBlock);
+  ASSERT_EQ(file.warp.scheduler, "two-level-lrr");
+  const Workload alone = alone_with(test::kernel("k", 100, 5.0));
+  const auto key = [&](std::optional<SmModel> model, const std::string& scheduler) {
+    GpuConfig gpu = file;
+    apply_sm_settings(gpu, model, scheduler);
+    return baseline_cache_key(gpu, alone, 1);
+  };
+  const std::string tb = key(std::nullopt, "");
+  EXPECT_EQ(tb, key(SmModel::kThreadBlock, "")) << "the file's own model";
+  const std::string warp = key(SmModel::kWarp, "");
+  EXPECT_NE(warp, tb) << "sm_model changes the key";
+  EXPECT_EQ(warp, key(SmModel::kWarp, "two-level-lrr")) << "the file's own scheduler";
+  std::set<std::string> keys = {tb, warp};
+  for (const char* scheduler : {"lrr", "gto", "phase-aware", "two-level-gto", "two-level-phase-aware"}) {
+    EXPECT_TRUE(keys.insert(key(SmModel::kWarp, scheduler)).second)
+        << scheduler << ": warp_scheduler changes the key";
+  }
+}
+
 TEST(BaselineCacheKey, CoversSeedProcessAndBinary) {
   const GpuConfig gpu = test::k20c();
   const Workload alone = alone_with(test::kernel("k", 100, 5.0));

@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -17,6 +20,7 @@
 
 #include "app/analysis/registry.h"
 #include "app/experiment/check.h"
+#include "app/experiment/plan.h"
 #include "app/experiment/report_json.h"
 #include "app/experiment/report_markdown.h"
 #include "common/test_support.h"
@@ -166,6 +170,44 @@ TEST(ShippedExperiments, ParboilAppsAreTheTenApplicationsOfTable1) {
     }
     EXPECT_EQ(launches, table1) << p.name;
   }
+}
+
+TEST(ShippedExperiments, AwatramaniWarpSchedulersIsFourteenKernelsUnderSixWarpSchedulers) {
+  const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/awatramani-warp-schedulers.yaml");
+  EXPECT_EQ(c.analysis, "awatramani-warp-schedulers");
+  const std::vector<std::string> schedulers = {"lrr",           "gto",           "phase-aware",
+                                               "two-level-lrr", "two-level-gto", "two-level-phase-aware"};
+  ASSERT_EQ(c.runs.size(), schedulers.size());
+  const ExpandedExperiment e = expand_experiment(c);
+  EXPECT_EQ(e.gpu.name, "tesla-m2090");
+  EXPECT_EQ(e.gpu.sm_model, SmModel::kThreadBlock) << "the GPU file as loaded; the runs set warp";
+  ASSERT_EQ(e.run_gpus.size(), c.runs.size());
+  for (std::size_t r = 0; r < c.runs.size(); ++r) {
+    EXPECT_EQ(c.runs[r].sm_model, SmModel::kWarp);
+    EXPECT_EQ(c.runs[r].warp_scheduler, schedulers[r]);
+    EXPECT_EQ(e.run_gpus[r].sm_model, SmModel::kWarp);
+    EXPECT_EQ(e.run_gpus[r].warp.scheduler, schedulers[r]);
+  }
+  const std::vector<std::string> kernels = {"BP-K1", "BP-K2", "B+T-K1", "B+T-K2", "Heart", "KM",   "LUD",
+                                            "SRAD",  "CFD",   "DWT",    "DXTC",   "FWT",   "HIST", "MCO"};
+  ASSERT_EQ(e.workloads.size(), kernels.size());
+  for (std::size_t w = 0; w < kernels.size(); ++w) {
+    const Workload& workload = e.workloads[w].workload;
+    EXPECT_EQ(workload.name, kernels[w]);
+    ASSERT_EQ(workload.processes.size(), 1U);
+    const CommandSpec& launch = workload.processes[0].streams.at(0).commands.at(0);
+    ASSERT_TRUE(launch.kernel);
+    EXPECT_EQ(launch.kernel->name, kernels[w]);
+    EXPECT_TRUE(launch.kernel->program) << kernels[w];
+    const std::string type = launch.kernel->class1;
+    EXPECT_TRUE(type == "A" || type == "B" || type == "A/B") << kernels[w] << ": " << type;
+  }
+  EXPECT_EQ(e.points.size(), 14U * 6U);
+  EXPECT_FALSE(uses_isolated_baselines(c));
+  EXPECT_EQ(isolated_baseline_count(c, e), 0U);
+  EXPECT_EQ(gpu_variants(e).gpus.size(), 6U);
+  EXPECT_NO_THROW(validate_experiment(c, e));
+  EXPECT_EQ(c.paper.size(), 16U);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -386,6 +428,91 @@ TEST_F(ExperimentErrors, TbRsdPercentReachesEveryWorkloadAndItsPrioritizedVarian
   expect_error(error_of(fixed, true), line_of(fixed, "tb_rsd_percent"), "tb_rsd_percent", "no effect");
 }
 
+TEST_F(ExperimentErrors, SmModelAndWarpSchedulerOfARun) {
+  const std::string m2090 = "gpu: " + kConfigDir + "/gpus/tesla-m2090.yaml\nanalysis: summary\nworkloads: [" +
+                            kConfigDir + "/workloads/awatramani/Heart.yaml]\n";
+  const std::string model = m2090 + "runs:\n  - {label: a, policy: fcfs, sm_model: cycle}\n";
+  expect_error(error_of(model), line_of(model, "cycle"), "runs[0].sm_model", "unknown SM model 'cycle'");
+  const std::string typo =
+      m2090 + "runs:\n  - {label: a, policy: fcfs, sm_model: warp, warp_scheduler: gtx}\n";
+  expect_error(error_of(typo), line_of(typo, "gtx"), "runs[0].warp_scheduler",
+               "unknown warp scheduler 'gtx' (did you mean 'gto'?)");
+  const std::string tb = m2090 + "runs:\n  - {label: a, policy: fcfs}\n" +
+                         "  - {label: b, policy: fcfs, sm_model: tb, warp_scheduler: gto}\n";
+  expect_error(error_of(tb), line_of(tb, "label: b"), "runs[1].warp_scheduler", "sets sm_model: tb");
+  // The M2090 file's sm.model is tb: a warp scheduler without sm_model is refused once the GPU is loaded.
+  const std::string inherit = m2090 + "runs:\n  - {label: a, policy: fcfs, warp_scheduler: gto}\n";
+  expect_error(error_of(inherit, true), line_of(inherit, "label: a"), "runs[0].warp_scheduler",
+               "its SMs are thread-block level");
+
+  // A GPU file without an sm.warp section cannot build warp-level SMs.
+  std::ifstream k20c(kConfigDir + "/gpus/kepler-k20c.yaml");
+  std::ofstream no_warp(dir_ / "no-warp.yaml");
+  bool in_warp = false;
+  for (std::string line; std::getline(k20c, line);) {
+    if (line.rfind("  warp:", 0) == 0) {
+      in_warp = true;
+      continue;
+    }
+    if (in_warp && (line.empty() || !std::islower(static_cast<unsigned char>(line[0])))) continue;
+    in_warp = false;
+    no_warp << line << "\n";
+  }
+  no_warp.close();
+  const std::string section = "gpu: " + (dir_ / "no-warp.yaml").string() +
+                              "\nanalysis: summary\nworkloads: [" + kConfigDir +
+                              "/workloads/sgemm-3x.yaml]\nruns:\n  - {label: a, policy: fcfs}\n" +
+                              "  - {label: w, policy: fcfs, sm_model: warp}\n";
+  expect_error(error_of(section, true), line_of(section, "sm_model"), "runs[1].sm_model",
+               "has no sm.warp section");
+
+  // Warp-level runs need a program for every kernel: the kernel's file and line, and the run.
+  std::ofstream(dir_ / "lib.yaml") << "kernels:\n  - {name: k, thread_blocks: 4, threads_per_tb: 64, "
+                                      "registers_per_tb: 1024, tb_time: {mean_us: 1}}\n";
+  std::ofstream(dir_ / "w.yaml") << "name: w\nkernel_libraries: [lib.yaml]\nprocesses:\n  - name: p\n"
+                                    "    streams: [[{kernel: {name: k}}]]\n";
+  const std::string program = "gpu: " + kConfigDir +
+                              "/gpus/tesla-m2090.yaml\nanalysis: summary\nworkloads: [" +
+                              (dir_ / "w.yaml").string() + "]\nruns:\n  - {label: a, policy: fcfs}\n" +
+                              "  - {label: gto, policy: fcfs, sm_model: warp, warp_scheduler: gto}\n";
+  const std::string message = error_of(program, true);
+  EXPECT_NE(message.find("lib.yaml:2:"), std::string::npos) << message;
+  EXPECT_NE(message.find("'program'"), std::string::npos) << message;
+  EXPECT_NE(
+      message.find("kernel 'k' (workload 'w') has no program, which run 'gto' (" +
+                   (dir_ / "e.yaml").string() + ":" + std::to_string(line_of(program, "label: gto")) + ")"),
+      std::string::npos)
+      << message;
+  // The same grid with TB-level runs only is fine.
+  const std::string tb_only = "gpu: " + kConfigDir +
+                              "/gpus/tesla-m2090.yaml\nanalysis: summary\nworkloads: [" +
+                              (dir_ / "w.yaml").string() + "]\nruns:\n  - {label: a, policy: fcfs}\n";
+  const ExperimentConfig c = load_experiment(write(tb_only));
+  EXPECT_NO_THROW(validate_experiment(c, expand_experiment(c)));
+}
+
+TEST_F(ExperimentErrors, RunsOnOtherSmsGetTheirOwnGpuAndBaselines) {
+  const std::string text = "gpu: " + kConfigDir + "/gpus/tesla-m2090.yaml\nanalysis: summary\nworkloads: [" +
+                           kConfigDir + "/workloads/awatramani/Heart.yaml]\nruns:\n" +
+                           "  - {label: tb, policy: fcfs}\n" +
+                           "  - {label: tb-fifo, policy: fifo, sm_model: tb}\n" +
+                           "  - {label: gto, policy: fcfs, sm_model: warp, warp_scheduler: gto}\n" +
+                           "  - {label: gto-fifo, policy: fifo, sm_model: warp, warp_scheduler: gto}\n" +
+                           "  - {label: file, policy: fcfs, sm_model: warp}\n";
+  const ExperimentConfig c = load_experiment(write(text));
+  const ExpandedExperiment e = expand_experiment(c);
+  ASSERT_EQ(e.run_gpus.size(), 5U);
+  EXPECT_EQ(e.run_gpus[0].sm_model, SmModel::kThreadBlock);
+  EXPECT_EQ(e.run_gpus[4].warp.scheduler, "two-level-lrr") << "the file's sm.warp.scheduler";
+  const GpuVariants v = gpu_variants(e);
+  ASSERT_EQ(v.gpus.size(), 3U) << "tb, warp/gto, warp/two-level-lrr";
+  EXPECT_EQ(v.of_run, (std::vector<std::size_t>{0, 0, 1, 1, 2}));
+  EXPECT_EQ(isolated_baseline_count(c, e), 3U) << "one process x one seed x three GPUs";
+  EXPECT_EQ(simulation_spec(c, e, e.points[3], 0).gpu.warp.scheduler, "gto");
+  EXPECT_EQ(simulation_spec(c, e, e.points[3], 0).gpu.sm_model, SmModel::kWarp);
+  EXPECT_EQ(simulation_spec(c, e, e.points[0], 0).gpu.sm_model, SmModel::kThreadBlock);
+}
+
 TEST_F(ExperimentErrors, PaperValuesAreNumbersOrNull) {
   const std::string text =
       header() + "runs:\n  - {label: a, policy: fcfs}\npaper:\n  a/stp: ~\n  a/antt: lots\n";
@@ -553,6 +680,146 @@ TEST(ExperimentAnalyses, ReportJsonRowsHaveNameModelPaperUnit) {
   const std::string partial = experiment_report_markdown(f.results, experiment_rows(f.results));
   EXPECT_NE(partial.find("| short (2) | 3.00 | 1.00 |"), std::string::npos) << partial;
   EXPECT_NE(partial.find("| long (2) | 1.00 | 1.25 |"), std::string::npos) << partial;
+}
+
+/// Two one-kernel workloads, Heart (thesis type B) and LUD (A/B), under the runs `schedulers` on
+/// warp-level SMs (one seed). Kernel w under scheduler s takes cycles[w][s] core cycles and leaves
+/// idle[w][s] of 1000 issue slots idle.
+Fixture warp_schedulers(const std::vector<std::string>& schedulers,
+                        const std::map<std::string, std::array<double, 2>>& cycles,
+                        const std::map<std::string, std::array<double, 2>>& idle) {
+  Fixture f;
+  f.config.name = "aw";
+  f.config.analysis = "awatramani-warp-schedulers";
+  f.config.seeds = {1};
+  f.grid.gpu = test::k20c();
+  for (const std::string& s : schedulers) {
+    ExperimentRun run;
+    run.label = "run-" + s;  // found by the scheduler, not the label
+    run.policy = "fcfs";
+    run.sm_model = SmModel::kWarp;
+    run.warp_scheduler = s;
+    f.config.runs.push_back(run);
+    GpuConfig gpu = f.grid.gpu;
+    gpu.sm_model = SmModel::kWarp;
+    gpu.warp.scheduler = s;
+    f.grid.run_gpus.push_back(gpu);
+  }
+  const std::array<std::pair<const char*, const char*>, 2> kernels = {{{"Heart", "B"}, {"LUD", "A/B"}}};
+  for (std::size_t w = 0; w < kernels.size(); ++w) {
+    auto k = test::kernel(kernels[w].first, 96, 1);
+    k->class1 = kernels[w].second;
+    ExperimentWorkload ew;
+    ew.workload.name = kernels[w].first;
+    ew.workload.processes = {test::process(kernels[w].first, {StreamSpec{{test::launch(k)}}})};
+    f.grid.workloads.push_back(ew);
+    for (std::size_t r = 0; r < schedulers.size(); ++r) {
+      f.grid.points.push_back({w, r, 0});
+      RunOutcome o;
+      o.valid = true;
+      o.multiprogram = false;
+      const TimePs start = 5000;
+      const TimePs end = start + f.grid.gpu.cycles_to_ps(cycles.at(schedulers[r])[w]);
+      o.kernels = {KernelOutcome{kernels[w].first, 0, start, end, 96, 6, 1000}};
+      o.warp.scheduler_cycles = 1000;
+      o.warp.idle_memory = static_cast<std::uint64_t>(idle.at(schedulers[r])[w]) / 2;
+      o.warp.idle_other = static_cast<std::uint64_t>(idle.at(schedulers[r])[w]) / 2;
+      f.results.outcomes.emplace_back(o);
+    }
+  }
+  f.results.config = &f.config;
+  f.results.grid = &f.grid;
+  return f;
+}
+
+TEST(ExperimentAnalyses, AwatramaniWarpSchedulersSpeedupsIdleAndTypeMeans) {
+  const std::vector<std::string> all = {"lrr",           "gto",           "phase-aware",
+                                        "two-level-lrr", "two-level-gto", "two-level-phase-aware"};
+  // {Heart, LUD}
+  const std::map<std::string, std::array<double, 2>> cycles = {
+      {"lrr", {1000, 1000}},           {"gto", {1200, 900}},
+      {"phase-aware", {1100, 950}},    {"two-level-lrr", {1000, 1000}},
+      {"two-level-gto", {1100, 1050}}, {"two-level-phase-aware", {1050, 1000}}};
+  const std::map<std::string, std::array<double, 2>> idle = {
+      {"lrr", {100, 200}},          {"gto", {150, 100}},           {"phase-aware", {120, 150}},
+      {"two-level-lrr", {50, 300}}, {"two-level-gto", {100, 300}}, {"two-level-phase-aware", {60, 300}}};
+  Fixture f = warp_schedulers(all, cycles, idle);
+  f.results.config = &f.config;
+  f.results.grid = &f.grid;
+  const AnalysisInfo* analysis = find_analysis("awatramani-warp-schedulers");
+  ASSERT_NE(analysis, nullptr);
+  EXPECT_FALSE(analysis->isolated_baselines);
+  EXPECT_FALSE(uses_isolated_baselines(f.config));
+  const auto rows = experiment_rows(f.results);
+  const auto m = by_name(rows);
+  const auto near = [&](const std::string& row, double expected) {
+    ASSERT_TRUE(m.count(row) && m.at(row).has_value()) << row;
+    EXPECT_NEAR(*m.at(row), expected, 1e-6 * std::max(1.0, std::abs(expected))) << row;
+  };
+  near("Heart/single/gto_over_rr", 1000.0 / 1200);
+  near("Heart/single/pa_over_rr", 1000.0 / 1100);
+  near("Heart/single/pa_over_gto", 1200.0 / 1100);
+  near("Heart/two/gto_over_rr", 1000.0 / 1100);
+  near("Heart/two/pa_over_gto", 1100.0 / 1050);
+  near("Heart/single/idle_gto_vs_rr_pct", 50);
+  near("Heart/two/idle_gto_vs_rr_pct", 100);
+  near("LUD/single/idle_gto_vs_rr_pct", -50);
+  near("LUD/gto/cycles", 900);
+  near("LUD/gto/idle_share", 0.1);
+  // Types: Heart is B at both levels; LUD (A/B) is A single-level and B two-level.
+  near("A/single/kernels", 1);
+  near("B/single/kernels", 1);
+  near("A/two/kernels", 0);
+  near("B/two/kernels", 2);
+  near("A/single/gto_over_rr", 1000.0 / 900);
+  near("B/two/rr_over_gto", (1100.0 / 1000 + 1050.0 / 1000) / 2);
+  near("B/two/gto_over_rr", (1000.0 / 1100 + 1000.0 / 1050) / 2);
+  near("B/two/pa_over_rr", (1000.0 / 1050 + 1000.0 / 1000) / 2);
+  // Fig. 3.8: the type's mean idle shares, then GTO against RR.
+  near("B/two/idle_gto_vs_rr_pct", ((0.1 + 0.3) / 2 / ((0.05 + 0.3) / 2) - 1) * 100);
+  near("A/single/model_type_agrees", 1);  // LUD: GTO 11% faster
+  near("B/single/model_type_agrees", 1);  // Heart: GTO 17% slower
+  near("B/two/model_type_agrees", 2);     // Heart 9% slower, LUD 5% slower
+  EXPECT_FALSE(m.at("A/two/gto_over_rr").has_value()) << "no type-A kernel at two levels";
+
+  const std::string md = experiment_report_markdown(f.results, rows);
+  EXPECT_NE(
+      md.find("| Heart | B | 96 | 0.833 | 0.909 | 1.091 | 0.909 | 0.952 | 1.048 | 10.0% | 15.0% | 5.0% | "
+              "10.0% | B/B |"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| B/single/rr_over_gto | 1.200 | - |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| A/single/model_type_agrees | 1 of 1 | - |"), std::string::npos) << md;
+  EXPECT_NE(md.find("(the analysis reads no STP or ANTT: no isolated baselines)"), std::string::npos) << md;
+  const nlohmann::json j = experiment_report_json(f.results, rows);
+  EXPECT_EQ(j["grid"]["runs"][1]["warp_scheduler"], "gto");
+  EXPECT_EQ(j["runs"][0]["sm_model"], "warp");
+  EXPECT_TRUE(j["runs"][0]["stp"].is_null()) << "no isolated baselines, no STP";
+  EXPECT_EQ(j["runs"][0]["warp"]["issue_slots"], 1000);
+  EXPECT_EQ(j["runs"][0]["warp"]["idle_slots"]["memory"], 50);
+  EXPECT_EQ(j["runs"][0]["kernels"][0]["thread_blocks"], 96);
+
+  // Without the phase-aware runs: their rows are null, the others unchanged; no per-scheduler rows
+  // for them. The dry run (no outcomes) lists the same rows.
+  Fixture cut = warp_schedulers({"lrr", "gto", "two-level-lrr", "two-level-gto"}, cycles, idle);
+  cut.results.config = &cut.config;
+  cut.results.grid = &cut.grid;
+  const auto c = by_name(experiment_rows(cut.results));
+  EXPECT_FALSE(c.at("Heart/single/pa_over_rr").has_value());
+  EXPECT_FALSE(c.at("B/two/pa_over_gto").has_value());
+  EXPECT_EQ(c.count("Heart/phase-aware/cycles"), 0U);
+  EXPECT_NEAR(*c.at("Heart/single/gto_over_rr"), 1000.0 / 1200, 1e-6);
+  const std::string cut_md = experiment_report_markdown(cut.results, experiment_rows(cut.results));
+  EXPECT_NE(cut_md.find("No run for phase-aware, two-level-phase-aware"), std::string::npos) << cut_md;
+  cut.results.outcomes.assign(cut.grid.points.size(), std::nullopt);
+  const auto dry = experiment_rows(cut.results);
+  ASSERT_EQ(dry.size(), c.size());
+  for (const ReportRow& row : dry) {
+    EXPECT_EQ(c.count(row.name), 1U) << row.name;
+    if (row.name.find("/kernels") == std::string::npos) {
+      EXPECT_FALSE(row.model.has_value()) << row.name;
+    }
+  }
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 // configs/kernels/awatramani.yaml by scripts/gen-awatramani-kernels, reproduce what the thesis states
 // about them on the Tesla M2090 of Table 3.1: thread blocks per core, phase count, longest and shortest
 // phase (as the compile-time pass of 3.4.2.1 measures them), and the text's facts (3.5.2.2, 3.5.5).
-// The scheduler comparison itself (Figs. 3.7-3.8) is scripts/awatramani-warp-schedulers, too long for
-// scripts/test; docs/validation.md "Warp schedulers (Awatramani 3.5)" says what of it is robust.
+// The scheduler comparison itself (Figs. 3.7-3.8) is configs/experiments/awatramani-warp-schedulers.yaml
+// (scripts/awatramani-warp-schedulers adds Fig. 3.11's tail), too long for scripts/test (the CLI test
+// runs a cut); docs/validation.md "Warp schedulers (Awatramani 3.5)" says what of it is robust.
 
 #include <gtest/gtest.h>
 

@@ -18,6 +18,11 @@ struct AnalysisInfo {
   std::string summary;  ///< one line, with the paper section it reproduces
   std::string method;   ///< how each row is computed (printed in report.md)
   std::function<std::vector<ReportRow>(const ExperimentResults&)> analyze;
+  /// Whether the rows read STP, ANTT or NTT, which need every process's isolated baseline; false: the
+  /// grid simulates no baselines (an analysis of single-kernel runs, whose figures are the runs' own).
+  bool isolated_baselines = true;
+  /// report.md's results tables; empty: the generic tables of the rows (report_markdown.cpp).
+  std::function<std::string(const ExperimentResults&, const std::vector<ReportRow>&)> tables{};
 };
 
 // The analyses, one per file (registry.cpp lists them).
@@ -25,5 +30,7 @@ struct AnalysisInfo {
 [[nodiscard]] AnalysisInfo tanasic_dss_analysis();       ///< tanasic_dss.cpp (Tanasic 4.4, Fig. 7)
 [[nodiscard]] AnalysisInfo tanasic_priority_analysis();  ///< tanasic_priority.cpp (Tanasic 4.2-4.3)
 [[nodiscard]] AnalysisInfo pai_table_analysis();         ///< pai_table.cpp (Pai Tables 5-6)
+/// awatramani_warp_schedulers.cpp (Awatramani 3.5, Figs. 3.7-3.8)
+[[nodiscard]] AnalysisInfo awatramani_warp_schedulers_analysis();
 
 }  // namespace gpumux

@@ -6,7 +6,8 @@ namespace gpumux {
 
 const std::vector<AnalysisInfo>& analysis_registry() {
   static const std::vector<AnalysisInfo> registry = {summary_analysis(), tanasic_dss_analysis(),
-                                                     tanasic_priority_analysis(), pai_table_analysis()};
+                                                     tanasic_priority_analysis(), pai_table_analysis(),
+                                                     awatramani_warp_schedulers_analysis()};
   return registry;
 }
 

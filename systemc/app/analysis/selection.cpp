@@ -23,6 +23,20 @@ std::optional<std::size_t> select_run(const ExperimentConfig& config, const RunS
   return runs.front();
 }
 
+const GpuConfig& run_gpu(const ExpandedExperiment& grid, std::size_t run) {
+  return run < grid.run_gpus.size() ? grid.run_gpus[run] : grid.gpu;
+}
+
+std::optional<std::size_t> select_warp_scheduler_run(const ExperimentConfig& config,
+                                                     const ExpandedExperiment& grid,
+                                                     const std::string& scheduler) {
+  for (std::size_t run = 0; run < config.runs.size(); ++run) {
+    const GpuConfig& gpu = run_gpu(grid, run);
+    if (gpu.sm_model == SmModel::kWarp && gpu.warp.scheduler == scheduler) return run;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::size_t> process_counts(const ExpandedExperiment& grid) {
   std::set<std::size_t> counts;
   for (const ExperimentWorkload& w : grid.workloads) counts.insert(w.workload.processes.size());

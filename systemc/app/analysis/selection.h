@@ -37,6 +37,17 @@ struct RunSelector {
 [[nodiscard]] std::optional<std::size_t> select_run(const ExperimentConfig& config,
                                                     const RunSelector& selector);
 
+/// The GPU run `run` simulates on (ExpandedExperiment::run_gpus: the GPU file with the run's sm_model
+/// and warp_scheduler applied); the GPU file's when the grid lists none (hand-made grids in tests).
+[[nodiscard]] const GpuConfig& run_gpu(const ExpandedExperiment& grid, std::size_t run);
+
+/// The first run (in file order) on warp-level SMs under warp scheduler `scheduler`, whether the run
+/// names it (`warp_scheduler:`) or inherits it from the GPU file; found by the effective setting, never
+/// by the label.
+[[nodiscard]] std::optional<std::size_t> select_warp_scheduler_run(const ExperimentConfig& config,
+                                                                   const ExpandedExperiment& grid,
+                                                                   const std::string& scheduler);
+
 /// Process counts of the grid's workloads, ascending.
 [[nodiscard]] std::vector<std::size_t> process_counts(const ExpandedExperiment& grid);
 

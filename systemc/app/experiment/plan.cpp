@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/analysis/registry.h"
 #include "app/baseline_key.h"
+#include "config/gpu_loader.h"
 
 namespace gpumux {
 
@@ -47,16 +49,39 @@ IsolatedPlan plan_isolated(const ExpandedExperiment& grid) {
   return plan;
 }
 
+GpuVariants gpu_variants(const ExpandedExperiment& grid) {
+  GpuVariants v;
+  std::vector<std::string> documents;
+  for (const GpuConfig& gpu : grid.run_gpus) {
+    const std::string document = gpu_config_document(gpu).dump();
+    const auto it = std::find(documents.begin(), documents.end(), document);
+    if (it != documents.end()) {
+      v.of_run.push_back(static_cast<std::size_t>(it - documents.begin()));
+    } else {
+      v.of_run.push_back(documents.size());
+      documents.push_back(document);
+      v.gpus.push_back(&gpu);
+    }
+  }
+  return v;
+}
+
+bool uses_isolated_baselines(const ExperimentConfig& config) {
+  const AnalysisInfo* analysis = find_analysis(config.analysis);
+  return analysis == nullptr || analysis->isolated_baselines;
+}
+
 std::size_t isolated_baseline_count(const ExperimentConfig& config, const ExpandedExperiment& grid) {
+  if (!uses_isolated_baselines(config)) return 0;
   const IsolatedPlan plan = plan_isolated(grid);
-  return plan.index.size() * config.seeds.size();
+  return plan.index.size() * config.seeds.size() * gpu_variants(grid).gpus.size();
 }
 
 SimulationSpec simulation_spec(const ExperimentConfig& config, const ExpandedExperiment& grid,
                                const GridPoint& point, unsigned wall_timeout_s) {
   const ExperimentRun& run = config.runs[point.run];
   SimulationSpec spec;
-  spec.gpu = grid.gpu;
+  spec.gpu = grid.run_gpus.at(point.run);
   spec.workload = grid.workload_of(point);
   spec.policy = run.policy;
   spec.policy_options = run.options;

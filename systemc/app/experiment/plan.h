@@ -28,7 +28,22 @@ struct IsolatedPlan {
 
 [[nodiscard]] IsolatedPlan plan_isolated(const ExpandedExperiment& grid);
 
-/// Number of distinct isolated baselines the grid needs (processes alone, per seed).
+/// The distinct GPUs of the grid's runs (ExpandedExperiment::run_gpus; runs that differ only in policy,
+/// options or preemption share one). A process's isolated baseline is simulated on its run's GPU, so
+/// once per variant: a run on warp-level SMs under GTO is normalised to the process alone under GTO.
+struct GpuVariants {
+  std::vector<const GpuConfig*> gpus;  ///< into grid.run_gpus, in order of first use
+  std::vector<std::size_t> of_run;     ///< per entry of runs: index into gpus
+};
+
+[[nodiscard]] GpuVariants gpu_variants(const ExpandedExperiment& grid);
+
+/// Whether the experiment's analysis reads isolated baselines (AnalysisInfo::isolated_baselines); an
+/// unknown analysis counts as reading them.
+[[nodiscard]] bool uses_isolated_baselines(const ExperimentConfig& config);
+
+/// Number of distinct isolated baselines the grid needs (processes alone, per seed and GPU variant;
+/// none when the analysis reads none).
 [[nodiscard]] std::size_t isolated_baseline_count(const ExperimentConfig& config,
                                                   const ExpandedExperiment& grid);
 

@@ -27,13 +27,23 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
   j["description"] = c.description;
   j["analysis"] = c.analysis;
   j["gpu"] = g.gpu.name;
+  // The SMs each run simulates (the GPU file's unless the run sets sm_model / warp_scheduler).
+  const auto sm_of = [&](std::size_t run) {
+    const GpuConfig& gpu = run < g.run_gpus.size() ? g.run_gpus[run] : g.gpu;
+    const bool warp = gpu.sm_model == SmModel::kWarp;
+    return std::pair<json, json>(warp ? "warp" : "tb", warp ? json(gpu.warp.scheduler) : json(nullptr));
+  };
   json runs_spec = json::array();
-  for (const ExperimentRun& run : c.runs) {
+  for (std::size_t r = 0; r < c.runs.size(); ++r) {
+    const ExperimentRun& run = c.runs[r];
+    const auto [sm_model, warp_scheduler] = sm_of(r);
     runs_spec.push_back({{"label", run.label},
                          {"policy", run.policy},
                          {"preemption", to_string(run.preemption)},
                          {"options", run.options},
-                         {"policy_options", effective_policy_options(run.policy, run.options)}});
+                         {"policy_options", effective_policy_options(run.policy, run.options)},
+                         {"sm_model", sm_model},
+                         {"warp_scheduler", warp_scheduler}});
   }
   j["grid"] = {{"workloads", g.workloads.size()},
                {"runs", runs_spec},
@@ -53,15 +63,18 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
   for (std::size_t i = 0; i < g.points.size(); ++i) {
     const GridPoint& point = g.points[i];
     const ExperimentRun& run = c.runs[point.run];
+    const auto [sm_model, warp_scheduler] = sm_of(point.run);
     json entry = {{"workload", g.workloads[point.workload].workload.name},
                   {"label", run.label},
                   {"policy", run.policy},
                   {"options", run.options},
                   {"preemption", to_string(run.preemption)},
+                  {"sm_model", sm_model},
+                  {"warp_scheduler", warp_scheduler},
                   {"seed", c.seeds[point.seed]}};
     if (i < results.outcomes.size() && results.outcomes[i]) {
       const RunOutcome& o = *results.outcomes[i];
-      const auto metric = [&](double v) { return o.valid ? json(v) : json(nullptr); };
+      const auto metric = [&](double v) { return o.valid && o.multiprogram ? json(v) : json(nullptr); };
       entry["stp"] = metric(o.stp);
       entry["antt"] = metric(o.antt);
       entry["fairness"] = metric(o.fairness);
@@ -74,11 +87,36 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                              {"class2", p.class2},
                              {"priority", p.priority},
                              {"runs", p.runs},
-                             {"isolated_ns", p.isolated_ps / 1000.0},
+                             {"isolated_ns", o.multiprogram ? json(p.isolated_ps / 1000.0) : json(nullptr)},
                              {"turnaround_ns", p.turnaround_ps / 1000.0},
                              {"ntt", metric(p.ntt)}});
       }
       entry["processes"] = processes;
+      json kernels = json::array();
+      for (const KernelOutcome& k : o.kernels) {
+        kernels.push_back({{"name", k.name},
+                           {"process", k.process},
+                           {"start_ns", ns_from_ps(k.start_ps)},
+                           {"end_ns", ns_from_ps(k.end_ps)},
+                           {"thread_blocks", k.thread_blocks},
+                           {"tbs_per_sm", k.tbs_per_sm},
+                           {"instructions", k.instructions}});
+      }
+      entry["kernels"] = kernels;
+      entry["memory_busy_ns"] = ns_from_ps(o.memory_busy_ps);
+      if (sm_model == "warp") {
+        // Summed over the SMs, as stats.json's per-SM "warp" (docs/user-guide.md "Reading the warp
+        // statistics").
+        entry["warp"] = {{"instructions", o.warp.instructions},
+                         {"cycles", o.warp.cycles},
+                         {"issue_slots", o.warp.scheduler_cycles},
+                         {"idle_slots",
+                          {{"memory", o.warp.idle_memory},
+                           {"barrier", o.warp.idle_barrier},
+                           {"no_warp", o.warp.idle_no_warp},
+                           {"other", o.warp.idle_other}}},
+                         {"memory_requests", o.warp.memory_requests}};
+      }
     }
     runs.push_back(entry);
   }

@@ -124,58 +124,10 @@ std::string application_ntt_tables(const ExperimentResults& results) {
   }
   return md;
 }
-}  // namespace
-
-std::string experiment_report_markdown(const ExperimentResults& results, const std::vector<ReportRow>& rows) {
-  const ExperimentConfig& c = *results.config;
-  const ExpandedExperiment& g = *results.grid;
-  const AnalysisInfo* analysis = find_analysis(c.analysis);
-  std::string md = "# Experiment: " + c.name + "\n\n";
-  if (!c.description.empty()) md += c.description + (c.description.back() == '\n' ? "" : "\n") + "\n";
-
-  md += "## Setup\n\n";
-  md += "- GPU: " + g.gpu.name + "\n";
-  if (c.generator) {
-    const MixGeneratorConfig& gen = *c.generator;
-    std::string counts;
-    for (const std::uint32_t n : gen.process_counts) {
-      counts += (counts.empty() ? "" : ", ") + std::to_string(n);
-    }
-    md += "- Workloads: " + std::to_string(g.workloads.size()) + " random mixes (tanasic-mixes of " +
-          std::filesystem::path(gen.applications).filename().string() + "; " + counts + " processes; " +
-          std::to_string(gen.mixes_per_count) + " mixes per count; mix seed " + std::to_string(gen.mix_seed) +
-          (gen.high_priority == HighPriority::kFirst ? "; the first process of each mix has high priority"
-                                                     : "") +
-          ")\n";
-  } else {
-    md += "- Workloads: " + std::to_string(g.workloads.size()) + "\n";
-  }
-  md += "- Runs:";
-  for (std::size_t r = 0; r < c.runs.size(); ++r) {
-    const ExperimentRun& run = c.runs[r];
-    md += std::string(r == 0 ? " " : "; ") + "`" + run.label + "` = " + run.policy;
-    if (!run.options.empty()) md += " (" + options_text(run.options) + ")";
-    if (run.preemption_given) md += std::string(", ") + to_string(run.preemption);
-    if (r == 0) md += " (baseline)";
-  }
-  if (c.tb_rsd_percent) {
-    std::ostringstream rsd;
-    rsd << *c.tb_rsd_percent;
-    md += "\n- Thread-block times: every kernel at " + rsd.str() +
-          "% RSD around its mean (`tb_rsd_percent`; the kernel libraries' own spread is replaced)";
-  }
-  md += "\n- Seeds:";
-  for (const std::uint64_t s : c.seeds) md += " " + std::to_string(s);
-  md += "\n- Simulations: " + std::to_string(g.points.size()) + " multiprogrammed + " +
-        std::to_string(isolated_baseline_count(c, g)) + " isolated baselines\n\n";
-
-  md += "## Results (" + c.analysis + ")\n\n";
-  if (analysis != nullptr) md += analysis->method + "\n\n";
-  md +=
-      "Cells are `model / paper`; `model` alone where the paper gives no figure; `n/a` where the grid has "
-      "no data for the row.\n\n";
-
-  // Rows "a/b/c": one table per "a" (rows c, columns b). Rows "a/b": one table (rows a, columns b).
+/// The rows as tables: rows "a/b/c" one table per "a" (rows c, columns b); rows "a/b" one table (rows
+/// a, columns b); other rows a list.
+std::string generic_tables(const std::vector<ReportRow>& rows) {
+  std::string md;
   std::vector<std::string> groups;
   std::vector<std::string> flat_rows;
   std::vector<std::string> flat_columns;
@@ -216,8 +168,100 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
     }
     md += "\n";
   }
+  return md;
+}
+
+/// Per workload: the simulated time of every run (first seed), for analyses without multiprogram
+/// metrics.
+std::string simulated_times(const ExperimentResults& results) {
+  const ExperimentConfig& c = *results.config;
+  const ExpandedExperiment& g = *results.grid;
+  std::string md = "## Workloads\n\nSimulated time (us) of each run on each workload (seed " +
+                   std::to_string(c.seeds.front()) + "); kernels and warp figures are in report.json.\n\n" +
+                   "| workload |";
+  std::string rule = "|---|";
+  for (const ExperimentRun& run : c.runs) {
+    md += " " + run.label + " |";
+    rule += "---|";
+  }
+  md += "\n" + rule + "\n";
+  for (std::size_t w = 0; w < g.workloads.size(); ++w) {
+    md += "| " + g.workloads[w].workload.name + " |";
+    for (std::size_t r = 0; r < c.runs.size(); ++r) {
+      const RunOutcome* o = results.outcome(w, r, 0);
+      md += " " + (o != nullptr ? format_number(o->simulated_ns / 1000.0) : std::string("n/a")) + " |";
+    }
+    md += "\n";
+  }
+  return md;
+}
+}  // namespace
+
+std::string experiment_report_markdown(const ExperimentResults& results, const std::vector<ReportRow>& rows) {
+  const ExperimentConfig& c = *results.config;
+  const ExpandedExperiment& g = *results.grid;
+  const AnalysisInfo* analysis = find_analysis(c.analysis);
+  std::string md = "# Experiment: " + c.name + "\n\n";
+  if (!c.description.empty()) md += c.description + (c.description.back() == '\n' ? "" : "\n") + "\n";
+
+  md += "## Setup\n\n";
+  md += "- GPU: " + g.gpu.name + "\n";
+  if (c.generator) {
+    const MixGeneratorConfig& gen = *c.generator;
+    std::string counts;
+    for (const std::uint32_t n : gen.process_counts) {
+      counts += (counts.empty() ? "" : ", ") + std::to_string(n);
+    }
+    md += "- Workloads: " + std::to_string(g.workloads.size()) + " random mixes (tanasic-mixes of " +
+          std::filesystem::path(gen.applications).filename().string() + "; " + counts + " processes; " +
+          std::to_string(gen.mixes_per_count) + " mixes per count; mix seed " + std::to_string(gen.mix_seed) +
+          (gen.high_priority == HighPriority::kFirst ? "; the first process of each mix has high priority"
+                                                     : "") +
+          ")\n";
+  } else {
+    md += "- Workloads: " + std::to_string(g.workloads.size()) + "\n";
+  }
+  md += "- Runs:";
+  for (std::size_t r = 0; r < c.runs.size(); ++r) {
+    const ExperimentRun& run = c.runs[r];
+    md += std::string(r == 0 ? " " : "; ") + "`" + run.label + "` = " + run.policy;
+    if (!run.options.empty()) md += " (" + options_text(run.options) + ")";
+    if (run.preemption_given) md += std::string(", ") + to_string(run.preemption);
+    if (run.sm_model) md += run.sm_model == SmModel::kWarp ? ", warp-level SMs" : ", TB-level SMs";
+    if (!run.warp_scheduler.empty()) md += ", warp scheduler " + run.warp_scheduler;
+    if (r == 0) md += " (baseline)";
+  }
+  if (c.tb_rsd_percent) {
+    std::ostringstream rsd;
+    rsd << *c.tb_rsd_percent;
+    md += "\n- Thread-block times: every kernel at " + rsd.str() +
+          "% RSD around its mean (`tb_rsd_percent`; the kernel libraries' own spread is replaced)";
+  }
+  md += "\n- Seeds:";
+  for (const std::uint64_t s : c.seeds) md += " " + std::to_string(s);
+  const bool multiprogram = uses_isolated_baselines(c);
+  if (multiprogram) {
+    md += "\n- Simulations: " + std::to_string(g.points.size()) + " multiprogrammed + " +
+          std::to_string(isolated_baseline_count(c, g)) + " isolated baselines\n\n";
+  } else {
+    md += "\n- Simulations: " + std::to_string(g.points.size()) +
+          " (the analysis reads no STP or ANTT: no isolated baselines)\n\n";
+  }
+
+  md += "## Results (" + c.analysis + ")\n\n";
+  if (analysis != nullptr) md += analysis->method + "\n\n";
+  if (analysis != nullptr && analysis->tables) {
+    md += analysis->tables(results, rows);
+  } else {
+    md +=
+        "Cells are `model / paper`; `model` alone where the paper gives no figure; `n/a` where the grid "
+        "has no data for the row.\n\n";
+    md += generic_tables(rows);
+  }
 
   if (!c.notes.empty()) md += "## Notes\n\n" + c.notes + (c.notes.back() == '\n' ? "" : "\n") + "\n";
+
+  if (!multiprogram) return md + simulated_times(results);
 
   // Per workload: ANTT and STP of every run (first seed), as Tanasic Fig. 8 plots ANTT per workload.
   md += "## Workloads\n\nANTT / STP of each run on each workload (seed " + std::to_string(c.seeds.front()) +

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "config/experiment_loader.h"
+#include "core/types.h"
+#include "core/warp_stats.h"
 
 namespace gpumux {
 
@@ -23,15 +25,34 @@ struct ProcessOutcome {
   std::size_t runs = 0;  ///< completed runs
 };
 
+/// One kernel launch of a simulation (RunResult's KernelRecord).
+struct KernelOutcome {
+  std::string name;
+  std::size_t process = 0;
+  TimePs start_ps = 0;  ///< first thread block issued
+  TimePs end_ps = 0;    ///< last thread block completed
+  std::uint32_t thread_blocks = 0;
+  std::uint32_t tbs_per_sm = 0;
+  std::uint64_t instructions = 0;  ///< warp instructions issued (warp-level SMs; 0 at TB level)
+};
+
 /// The metrics of one simulation of the grid.
 struct RunOutcome {
-  bool valid = false;  ///< false when some process completed no run (no metrics)
+  /// Every process completed a run (and, where the analysis reads them, has its isolated baseline);
+  /// false: no metrics.
+  bool valid = false;
+  /// stp, antt, fairness and the processes' ntt are computed; false when the analysis reads no
+  /// isolated baselines (AnalysisInfo::isolated_baselines): they are 0 and report.json has nulls.
+  bool multiprogram = true;
   double stp = 0;
   double antt = 0;
   double fairness = 0;
   double simulated_ns = 0;
   std::size_t preemptions = 0;
   std::vector<ProcessOutcome> processes;
+  std::vector<KernelOutcome> kernels;  ///< every launch, in launch order
+  WarpSmStats warp;                    ///< the SMs' warp-level figures summed (zero at TB level)
+  TimePs memory_busy_ps = 0;           ///< memory controller busy time
 };
 
 struct ExperimentResults {

@@ -38,8 +38,11 @@ class GridProgress {
   double total_cost_;
 };
 
-RunOutcome make_outcome(const Workload& w, const RunResult& result, const std::vector<double>& isolated_ps) {
+/// The outcome of `result`, a simulation of `w`; `isolated_ps` are its processes' isolated turnaround
+/// times, or nullptr when the analysis reads none (no multiprogram metrics).
+RunOutcome make_outcome(const Workload& w, const RunResult& result, const std::vector<double>* isolated_ps) {
   RunOutcome o;
+  o.multiprogram = isolated_ps != nullptr;
   o.simulated_ns = ns_from_ps(result.end_ps);
   o.preemptions = result.preemptions.size();
   std::vector<ProcessTimes> times;
@@ -50,20 +53,39 @@ RunOutcome make_outcome(const Workload& w, const RunResult& result, const std::v
     po.class1 = process_class(w.processes[p], true);
     po.class2 = process_class(w.processes[p], false);
     po.priority = w.processes[p].priority;
-    po.isolated_ps = isolated_ps[p];
+    po.isolated_ps = isolated_ps != nullptr ? (*isolated_ps)[p] : 0.0;
     po.turnaround_ps = mean_turnaround_ps(result.processes.at(p));
     po.runs = result.processes[p].runs.size();
-    if (!(po.turnaround_ps > 0) || !(po.isolated_ps > 0)) complete = false;
+    if (!(po.turnaround_ps > 0) || (isolated_ps != nullptr && !(po.isolated_ps > 0))) complete = false;
     times.push_back({po.isolated_ps, po.turnaround_ps});
     o.processes.push_back(std::move(po));
   }
+  for (const KernelRecord& k : result.kernels) {
+    o.kernels.push_back(
+        {k.name, k.process, k.start_ps, k.end_ps, k.thread_blocks, k.tbs_per_sm, k.instructions});
+  }
+  for (const SmRecord& sm : result.sms) {
+    o.warp.instructions += sm.warp.instructions;
+    o.warp.cycles += sm.warp.cycles;
+    o.warp.scheduler_cycles += sm.warp.scheduler_cycles;
+    o.warp.idle_memory += sm.warp.idle_memory;
+    o.warp.idle_barrier += sm.warp.idle_barrier;
+    o.warp.idle_no_warp += sm.warp.idle_no_warp;
+    o.warp.idle_other += sm.warp.idle_other;
+    o.warp.alu_busy_cycles += sm.warp.alu_busy_cycles;
+    o.warp.memory_unit_busy_cycles += sm.warp.memory_unit_busy_cycles;
+    o.warp.memory_requests += sm.warp.memory_requests;
+  }
+  o.memory_busy_ps = result.memory.busy_ps;
   if (complete) {
-    const MultiprogramMetrics m = compute_metrics(times);
     o.valid = true;
-    o.stp = m.stp;
-    o.antt = m.antt;
-    o.fairness = m.fairness;
-    for (std::size_t p = 0; p < o.processes.size(); ++p) o.processes[p].ntt = m.ntt[p];
+    if (o.multiprogram) {
+      const MultiprogramMetrics m = compute_metrics(times);
+      o.stp = m.stp;
+      o.antt = m.antt;
+      o.fairness = m.fairness;
+      for (std::size_t p = 0; p < o.processes.size(); ++p) o.processes[p].ntt = m.ntt[p];
+    }
   }
   return o;
 }
@@ -72,34 +94,45 @@ RunOutcome make_outcome(const Workload& w, const RunResult& result, const std::v
 
 ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedExperiment& grid,
                                  const ExperimentOptions& options) {
-  // 1. Isolated baselines: each distinct process alone (fcfs), once per seed; cached on disk.
+  // 1. Isolated baselines: each distinct process alone (fcfs), once per seed and per GPU its runs use
+  //    (gpu_variants: runs on other SM models or warp schedulers); cached on disk. None when the
+  //    analysis reads no STP, ANTT or NTT.
+  const bool baselines = uses_isolated_baselines(config);
   const IsolatedPlan plan = plan_isolated(grid);
-  std::vector<std::vector<std::vector<RunResult>>> isolated(config.seeds.size());  // [seed][group][process]
-  {
+  const GpuVariants variants = gpu_variants(grid);
+  // [seed][variant][group][process]
+  std::vector<std::vector<std::vector<std::vector<RunResult>>>> isolated(config.seeds.size());
+  if (baselines) {
     std::size_t total = 0;
     for (const Workload& g : plan.groups) total += g.processes.size() * config.seeds.size();
+    total *= variants.gpus.size();
     GridProgress progress(options.progress, "isolated baselines", total, double(total));
     std::size_t done = 0;
     progress.update(0, 0);
     for (std::size_t s = 0; s < config.seeds.size(); ++s) {
-      for (const Workload& group : plan.groups) {
-        IsolatedOptions iso;
-        iso.seed = config.seeds[s];
-        iso.jobs = options.jobs;
-        iso.use_cache = options.use_cache;
-        iso.cache_dir = options.cache_dir;
-        iso.wall_timeout_s = options.wall_timeout_s;
-        isolated[s].push_back(isolated_baselines(grid.gpu, group, iso));
-        done += group.processes.size();
-        progress.update(done, double(done));
+      isolated[s].resize(variants.gpus.size());
+      for (std::size_t v = 0; v < variants.gpus.size(); ++v) {
+        for (const Workload& group : plan.groups) {
+          IsolatedOptions iso;
+          iso.seed = config.seeds[s];
+          iso.jobs = options.jobs;
+          iso.use_cache = options.use_cache;
+          iso.cache_dir = options.cache_dir;
+          iso.wall_timeout_s = options.wall_timeout_s;
+          isolated[s][v].push_back(isolated_baselines(*variants.gpus[v], group, iso));
+          done += group.processes.size();
+          progress.update(done, double(done));
+        }
       }
     }
   }
-  auto isolated_of = [&](const Workload& w, std::size_t seed) {
+  // The isolated turnaround times of the processes of grid point `point` (only with baselines).
+  auto isolated_of = [&](const Workload& w, const GridPoint& point) {
     std::vector<double> times;
     for (const ProcessSpec& p : w.processes) {
       const auto [g, index] = plan.baseline_of(w, p);
-      times.push_back(mean_turnaround_ps(isolated[seed][g][index].processes.at(0)));
+      times.push_back(
+          mean_turnaround_ps(isolated[point.seed][variants.of_run[point.run]][g][index].processes.at(0)));
     }
     return times;
   };
@@ -110,7 +143,9 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
   std::vector<double> cost(n);
   for (std::size_t i = 0; i < n; ++i) {
     specs[i] = simulation_spec(config, grid, grid.points[i], options.wall_timeout_s);
-    cost[i] = estimated_cost(specs[i].workload, isolated_of(specs[i].workload, grid.points[i].seed));
+    cost[i] = estimated_cost(specs[i].workload,
+                             baselines ? isolated_of(specs[i].workload, grid.points[i])
+                                       : std::vector<double>(specs[i].workload.processes.size(), 0.0));
   }
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
@@ -156,7 +191,12 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
   r.outcomes.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const Workload& w = grid.workload_of(grid.points[i]);
-    r.outcomes[i] = make_outcome(w, results[i], isolated_of(w, grid.points[i].seed));
+    if (baselines) {
+      const std::vector<double> times = isolated_of(w, grid.points[i]);
+      r.outcomes[i] = make_outcome(w, results[i], &times);
+    } else {
+      r.outcomes[i] = make_outcome(w, results[i], nullptr);
+    }
   }
   return r;
 }
