@@ -117,6 +117,21 @@ nlohmann::json isolated_process_document(const Workload& workload, const Process
           {"streams", std::move(streams)}};
 }
 
+nlohmann::json workload_document(const Workload& workload) {
+  nlohmann::json processes = nlohmann::json::array();
+  for (const ProcessSpec& p : workload.processes) {
+    processes.push_back({{"name", p.name},
+                         {"priority", p.priority},
+                         {"tokens", p.tokens ? nlohmann::json(*p.tokens) : nullptr},
+                         {"arrival_ps", p.arrival_ps},
+                         {"run", isolated_process_document(workload, p)}});
+  }
+  return {{"name", workload.name},
+          {"replay", workload.replay == ReplayMode::kFixed ? "fixed" : "until_all_done"},
+          {"replay_limit", workload.replay_limit},
+          {"processes", std::move(processes)}};
+}
+
 std::string baseline_cache_key(const GpuConfig& gpu, const Workload& alone, std::uint64_t seed) {
   const ProcessSpec& p = alone.processes.at(0);
   const nlohmann::json key = {

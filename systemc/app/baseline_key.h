@@ -25,6 +25,11 @@ namespace gpumux {
 /// their kernels' documents, its repeat count, the TB-duration mode and the thread-block spread override.
 [[nodiscard]] nlohmann::json isolated_process_document(const Workload& workload, const ProcessSpec& process);
 
+/// The whole effective workload: its name, replay settings, TB-duration mode and spread override, and
+/// every process (name, priority, tokens, arrival, and isolated_process_document). Kernel library paths
+/// are not part of it: the kernels' documents are. Hashed into stats.json's "config_sha1".
+[[nodiscard]] nlohmann::json workload_document(const Workload& workload);
+
 /// The cache key of the isolated baseline that simulates `alone` (a workload of one process, see
 /// isolated_workload) on `gpu` with `seed`: 40 hex digits, the SHA-1 of the binary's identity, the GPU's
 /// document (with sm.model and sm.warp.scheduler as `--sm-model`/`--warp-scheduler` or an experiment

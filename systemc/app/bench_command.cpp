@@ -158,7 +158,7 @@ int warp_bench(const GpuConfig& gpu, const std::string& tbs_text, const std::str
                const std::string& preemption, bool json) {
   const std::uint64_t tbs = parse_integer_option("--tbs", tbs_text.empty() ? kDefaultWarpBenchTbs : tbs_text,
                                                  kMinWarpBenchTbs, kMaxWarpBenchTbs);
-  const std::string library = config_dir() + "/kernels/bench.yaml";
+  const std::string library = config_file("kernels/bench.yaml");
   const auto kernels = load_kernel_library(library, gpu);
   const auto found = std::find_if(kernels.begin(), kernels.end(),
                                   [](const auto& k) { return k->name == "compute_memory_mix"; });
@@ -229,7 +229,7 @@ int warp_bench(const GpuConfig& gpu, const std::string& tbs_text, const std::str
 int bench_command(const std::vector<std::string>& args) {
   po::options_description options("gpumux bench options");
   std::string tbs_text;
-  std::string gpu_path = config_dir() + "/gpus/hopper-h100-like.yaml";
+  std::string gpu_path;  // default: configs/gpus/hopper-h100-like.yaml, found by config_file()
   std::string policy = "fcfs";
   std::string preemption = "context-switch";
   std::string sm_model;
@@ -237,7 +237,8 @@ int bench_command(const std::vector<std::string>& args) {
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
       "tbs", po::value(&tbs_text),
       "thread blocks to simulate: TB level 1000 to 100000000 (default 4000000), warp level 100 to 10000000 "
-      "(default 4224)")("gpu", po::value(&gpu_path)->default_value(gpu_path), "GPU config")(
+      "(default 4224)")("gpu", po::value(&gpu_path),
+                        "GPU config (default: configs/gpus/hopper-h100-like.yaml)")(
       "policy", po::value(&policy)->default_value(policy), "policy")(
       "preemption", po::value(&preemption)->default_value(preemption), "context-switch or drain")(
       "sm-model", po::value(&sm_model), "tb or warp (default: the GPU file's sm.model)")(
@@ -258,6 +259,7 @@ int bench_command(const std::vector<std::string>& args) {
         << options << '\n';
     return kExitOk;
   }
+  if (gpu_path.empty()) gpu_path = config_file("gpus/hopper-h100-like.yaml");
   GpuConfig gpu = load_gpu_config(gpu_path);
   apply_sm_model_options(gpu, sm_model, warp_scheduler);
   if (gpu.sm_model == SmModel::kWarp) {

@@ -34,8 +34,15 @@ int phases_command(const std::vector<std::string>& args);
 /// whose file has no sm.warp section (naming the file).
 void apply_sm_model_options(GpuConfig& gpu, const std::string& sm_model, const std::string& warp_scheduler);
 
-/// Directory holding gpus/, kernels/, workloads/: $GPUMUX_CONFIG_DIR, else the source tree's configs/.
+/// Directory holding gpus/, kernels/, workloads/: $GPUMUX_CONFIG_DIR if set; else the first of the
+/// working directory's configs/, the installed share folder (PREFIX/share/gpumux/configs beside
+/// PREFIX/bin/gpumux) and the source tree the binary was built from that has a gpus/ folder.
+/// InputError naming the places searched when none has.
 [[nodiscard]] std::string config_dir();
+
+/// The file at `relative` (e.g. "gpus/kepler-k20c.yaml") in the first of config_dir()'s candidates that
+/// holds it: a command's default input is found even when the working directory's configs/ lacks it.
+[[nodiscard]] std::string config_file(const std::string& relative);
 
 /// The value of integer option `option` (e.g. "--jobs"): decimal digits only, from `min` to `max`;
 /// InputError naming the option and its range otherwise. (Boost.program_options would read "-5"

@@ -94,11 +94,12 @@ int phases_command(const std::vector<std::string>& args) {
   po::options_description options("gpumux phases options");
   std::string kernels_path;
   std::string kernel_name;
-  std::string gpu_path = config_dir() + "/gpus/tesla-m2090.yaml";
+  std::string gpu_path;  // default: configs/gpus/tesla-m2090.yaml, found by config_file()
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
       "kernels", po::value(&kernels_path), "kernel library (required)")(
       "kernel", po::value(&kernel_name), "only this kernel (exit 2 if it has no program)")(
-      "gpu", po::value(&gpu_path)->default_value(gpu_path), "GPU config giving the instruction latencies");
+      "gpu", po::value(&gpu_path),
+      "GPU config giving the instruction latencies (default: configs/gpus/tesla-m2090.yaml)");
   po::variables_map vm;
   try {
     const po::parsed_options parsed = po::command_line_parser(args).options(options).run();
@@ -117,6 +118,7 @@ int phases_command(const std::vector<std::string>& args) {
     std::cerr << "gpumux phases: --kernels FILE is required\n" << kPhasesUsage;
     return kExitBadInput;
   }
+  if (gpu_path.empty()) gpu_path = config_file("gpus/tesla-m2090.yaml");
   const GpuConfig gpu = load_gpu_config(gpu_path);
   const program::InstructionLatencies latencies = program::instruction_latencies(gpu);
   std::vector<std::shared_ptr<const KernelDesc>> kernels = load_kernel_library(kernels_path, gpu);

@@ -7,17 +7,20 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <thread>
 
 #include <boost/program_options.hpp>
 
 #include "app/commands.h"
 #include "app/isolated_baselines.h"
+#include "app/run_record.h"
 #include "config/gpu_loader.h"
 #include "config/workload_loader.h"
 #include "core/error.h"
 #include "metrics/stats_writer.h"
 #include "policy/registry.h"
+#include "sm/occupancy.h"
 #include "sm/warp/phase_trace.h"
 #include "top/simulation.h"
 
@@ -71,9 +74,13 @@ int run_command(const std::vector<std::string>& args) {
   std::string timeout_text = std::to_string(kDefaultWallTimeoutS);
   std::string sm_model;
   std::string warp_scheduler;
-  options.add_options()("help,h", "show this help")("gpu", po::value(&gpu_path)->required(),
-                                                    "GPU config (configs/gpus/*.yaml)")(
-      "workload", po::value(&workload_path)->required(), "workload (configs/workloads/*.yaml)")(
+  std::string replay;
+  options.add_options()("help,h", "show this help")("gpu", po::value(&gpu_path),
+                                                    "GPU config (configs/gpus/*.yaml); required")(
+      "workload", po::value(&workload_path), "workload (configs/workloads/*.yaml); required")(
+      "replay", po::value(&replay),
+      "repeat the run a stats.json records: its GPU and workload files, policy, options, preemption, seed "
+      "and SM model, checked against the recorded hashes (docs/user-guide.md)")(
       "policy", po::value(&policy)->default_value("fcfs"),
       "thread-block scheduling policy (gpumux list policies)")(
       "policy-opt", po::value(&policy_opts)->composing(),
@@ -115,6 +122,41 @@ int run_command(const std::vector<std::string>& args) {
   }
   const bool quiet = vm.count("quiet") != 0U;
 
+  // --replay: every input comes from the stats.json; none may also be given on the command line.
+  std::optional<RecordedRun> recorded;
+  if (!replay.empty()) {
+    for (const char* input :
+         {"gpu", "workload", "policy", "policy-opt", "preemption", "seed", "sm-model", "warp-scheduler"}) {
+      if (vm.count(input) != 0U && !vm[input].defaulted()) {
+        throw InputError(std::string("--replay takes the run's inputs from ") + replay + "; --" + input +
+                         " cannot be given with it");
+      }
+    }
+    recorded = read_recorded_run(replay);
+    for (const std::string* input : {&recorded->gpu_file, &recorded->workload_file}) {
+      if (!std::filesystem::exists(*input)) {
+        throw InputError(replay + ": the run's input '" + *input + "' is not found from " +
+                         std::filesystem::current_path().string() +
+                         "; replay from the directory the run was started in (its paths are relative to it)");
+      }
+    }
+    gpu_path = recorded->gpu_file;
+    workload_path = recorded->workload_file;
+    policy = recorded->policy;
+    preemption = recorded->preemption;
+    seed_text = std::to_string(recorded->seed);
+    sm_model = recorded->sm_model;
+    warp_scheduler = recorded->warp_scheduler;
+  } else {
+    for (const char* input : {"gpu", "workload"}) {
+      if (vm.count(input) == 0U) {
+        std::cerr << "gpumux run: the option '--" << input
+                  << "' is required but missing (or --replay STATS)\n(see gpumux run --help)\n";
+        return kExitBadInput;
+      }
+    }
+  }
+
   // Usage errors before any work.
   const std::uint64_t seed =
       parse_integer_option("--seed", seed_text, 0, std::numeric_limits<std::uint64_t>::max());
@@ -135,9 +177,22 @@ int run_command(const std::vector<std::string>& args) {
         "run's SMs are thread-block level (sm.model tb), which have no warps or phases");
   }
   const Workload workload = load_workload(workload_path, gpu);
-  const PolicyOptions policy_options = parse_policy_options(policy_opts);
+  if (!quiet) {
+    if (const std::string w = workload_gpu_warning(workload, gpu); !w.empty()) {
+      std::cerr << "gpumux: warning: " << w << '\n';
+    }
+    for (const std::string& warning : carveout_warnings(workload, gpu)) {
+      std::cerr << "gpumux: warning: " << warning << '\n';
+    }
+  }
+  const PolicyOptions policy_options =
+      recorded ? recorded->policy_options : parse_policy_options(policy_opts);
   (void)create_policy(policy,
                       policy_options);  // unknown policy or option: InputError before any simulation
+  const ConfigHashes hashes =
+      config_hashes(gpu, workload, policy, effective_policy_options(policy, policy_options),
+                    parse_preemption(preemption), seed);
+  if (recorded) check_replay_hashes(replay, *recorded, hashes);
   // Every output path is usable before anything is simulated.
   if (out_dir.empty()) out_dir = default_output_dir(workload.name);
   prepare_output_dir("--out", out_dir);
@@ -169,6 +224,12 @@ int run_command(const std::vector<std::string>& args) {
 
   RunReport report = make_report(gpu, workload, result, isolated);
   report.policy_options = effective_policy_options(policy, policy_options);
+  report.preemption = to_string(spec.preemption);
+  report.inputs = {{"gpu_file", gpu_path},
+                   {"workload_file", workload_path},
+                   {"gpu_sha1", hashes.gpu_sha1},
+                   {"workload_sha1", hashes.workload_sha1}};
+  report.config_sha1 = hashes.config_sha1;
   const std::string stats_path = out_dir + "/stats.json";
   std::ofstream stats(stats_path);
   if (!(stats << stats_json(report).dump(2) << '\n')) throw InputError("cannot write '" + stats_path + "'");

@@ -122,7 +122,16 @@ std::string misfit_reason(const KernelDesc& k, const GpuConfig& gpu) {
   return text;
 }
 
-CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, const GpuConfig& gpu) {
+/// "" when `w` is meant for `gpu` (no `gpus:`, or `gpu` among them), else why it may not fit: appended to
+/// a misfit error, which then says the workload was written for other GPUs.
+std::string meant_for_note(const Workload& w, const GpuConfig& gpu) {
+  if (w.gpus.empty() || std::find(w.gpus.begin(), w.gpus.end(), gpu.name) != w.gpus.end()) return "";
+  return "; this workload is meant for GPU " + config::join_choices(w.gpus, " and ") + " (gpus:, line " +
+         std::to_string(w.gpus_where.line) + "), not '" + gpu.name + "'";
+}
+
+CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, const GpuConfig& gpu,
+                         const std::string& note) {
   const YamlMap m(node, {"cpu", "h2d", "d2h", "kernel"});
   if (m.entries().size() != 1) node.fail("a command is a map with exactly one key: cpu, h2d, d2h or kernel");
   const auto& [kind, value] = m.entries().front();
@@ -158,14 +167,15 @@ CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, co
     cmd.where = value.where();
     if (compute_occupancy(*cmd.kernel, gpu).tbs_per_sm == 0) {
       value.fail("kernel '" + cmd.kernel->name + "' (library '" + cmd.kernel->library +
-                 "') does not fit on an SM of GPU '" + gpu.name + "': " + misfit_reason(*cmd.kernel, gpu));
+                 "') does not fit on an SM of GPU '" + gpu.name + "': " + misfit_reason(*cmd.kernel, gpu) +
+                 note);
     }
   }
   return cmd;
 }
 
 ProcessSpec read_process(const YamlNode& node, const KernelResolver& kernels, const GpuConfig& gpu,
-                         const std::vector<ProcessSpec>& earlier) {
+                         const std::vector<ProcessSpec>& earlier, const std::string& note) {
   const YamlMap m(node, {"name", "priority", "tokens", "arrival_ns", "repeat", "streams"});
   ProcessSpec p;
   p.where = node.where();
@@ -192,7 +202,7 @@ ProcessSpec read_process(const YamlNode& node, const KernelResolver& kernels, co
   for (const YamlNode& stream_node : m.required("streams").as_list()) {
     StreamSpec stream;
     for (const YamlNode& command : stream_node.as_list()) {
-      stream.commands.push_back(read_command(command, kernels, gpu));
+      stream.commands.push_back(read_command(command, kernels, gpu, note));
     }
     p.streams.push_back(std::move(stream));
   }
@@ -278,7 +288,7 @@ void check_time_horizon(const Workload& w, const GpuConfig& gpu) {
 
 Workload load_workload(const std::string& path, const GpuConfig& gpu) {
   const YamlNode root = config::load_yaml_file(path);
-  const YamlMap m(root, {"name", "kernel_libraries", "replay", "replay_limit", "tb_duration",
+  const YamlMap m(root, {"name", "gpus", "kernel_libraries", "replay", "replay_limit", "tb_duration",
                          "tb_rsd_percent", "processes"});
   Workload w;
   w.source_file = path;
@@ -287,6 +297,17 @@ Workload load_workload(const std::string& path, const GpuConfig& gpu) {
     w.name = name->as_path_component();
   } else {
     w.name = std::filesystem::path(path).stem().string();
+  }
+  if (const auto gpus = m.optional("gpus")) {
+    w.gpus_where = gpus->where();
+    const std::vector<YamlNode> names = gpus->as_list();
+    for (const YamlNode& name : names) {
+      const std::string gpu_name = name.as_name();
+      if (std::find(w.gpus.begin(), w.gpus.end(), gpu_name) != w.gpus.end()) {
+        name.fail("GPU '" + gpu_name + "' is listed twice");
+      }
+      w.gpus.push_back(gpu_name);
+    }
   }
   w.replay = read_choice(m, "replay", ReplayMode::kFixed,
                          {{"fixed", ReplayMode::kFixed}, {"until_all_done", ReplayMode::kUntilAllDone}});
@@ -321,7 +342,7 @@ Workload load_workload(const std::string& path, const GpuConfig& gpu) {
               std::to_string(processes.size()));
   }
   for (const YamlNode& node : processes) {
-    w.processes.push_back(read_process(node, kernels, gpu, w.processes));
+    w.processes.push_back(read_process(node, kernels, gpu, w.processes, meant_for_note(w, gpu)));
   }
   if (const auto rsd = m.optional("tb_rsd_percent")) {
     if (w.tb_duration == TbDurationMode::kFixed) {
@@ -331,6 +352,16 @@ Workload load_workload(const std::string& path, const GpuConfig& gpu) {
   }
   check_time_horizon(w, gpu);
   return w;
+}
+
+std::string workload_gpu_warning(const Workload& workload, const GpuConfig& gpu) {
+  if (workload.gpus.empty() ||
+      std::find(workload.gpus.begin(), workload.gpus.end(), gpu.name) != workload.gpus.end()) {
+    return "";
+  }
+  return "workload '" + workload.name + "' is meant for GPU " + config::join_choices(workload.gpus, " and ") +
+         " (" + workload.source_file + ":" + std::to_string(workload.gpus_where.line) + ": gpus:), not '" +
+         gpu.name + "' (" + gpu.source_file + ")";
 }
 
 }  // namespace gpumux

@@ -13,4 +13,8 @@ namespace gpumux {
 
 [[nodiscard]] Workload load_workload(const std::string& path, const GpuConfig& gpu);
 
+/// Empty when `workload` declares no `gpus:` or names `gpu`; else a one-line warning naming the
+/// workload, the GPUs it is meant for (file:line) and `gpu` (gpumux run prints it on stderr).
+[[nodiscard]] std::string workload_gpu_warning(const Workload& workload, const GpuConfig& gpu);
+
 }  // namespace gpumux

@@ -293,6 +293,36 @@ OptionValues parse_options(const std::string& owner, const OptionSpecs& specs, c
   return {owner, specs, std::move(values)};
 }
 
+OptionText option_text_from_json(const std::string& owner, const OptionSpecs& specs,
+                                 const nlohmann::json& values) {
+  if (!values.is_object()) throw InputError(owner + ": options must be an object of NAME: VALUE");
+  OptionText text;
+  for (const auto& entry : values.items()) {
+    const std::string& key = entry.key();
+    const nlohmann::json& value = entry.value();
+    const auto spec =
+        std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == key; });
+    // An unknown name is left to parse_options, which words the error with the known names.
+    if (spec == specs.end() || value.is_string()) {
+      text[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    } else if (value.is_number_integer()) {
+      text[key] = value.dump();
+    } else if (value.is_number_float()) {
+      text[key] = real_text(value.get<double>());
+    } else if (value.is_array() && spec->type == OptionSpec::Type::kIntegerList) {
+      std::string list;
+      for (const auto& item : value) {
+        if (!item.is_number_integer()) throw InputError(owner + ": option " + key + " must list integers");
+        list += (list.empty() ? "" : std::string(1, spec->separator)) + item.dump();
+      }
+      if (!list.empty()) text[key] = list;  // the empty list is the default, and has no text
+    } else {
+      throw InputError(owner + ": option " + key + " has a value of the wrong type (" + value.dump() + ")");
+    }
+  }
+  return text;
+}
+
 std::string describe_options(const OptionSpecs& specs, const std::string& indent) {
   std::size_t width = 0;
   for (const OptionSpec& spec : specs) width = std::max(width, spec.name.size());

@@ -111,6 +111,13 @@ class OptionValues {
 [[nodiscard]] OptionValues parse_options(const std::string& owner, const OptionSpecs& specs,
                                          const OptionText& given);
 
+/// The text form of `values`, an object as OptionValues::to_json writes it (stats.json
+/// "policy_options"), that parse_options reads back to the same values: how `gpumux run --replay`
+/// repeats a run's options. Throws InputError naming `owner` and the option when a value has a type
+/// to_json never writes for its declaration.
+[[nodiscard]] OptionText option_text_from_json(const std::string& owner, const OptionSpecs& specs,
+                                               const nlohmann::json& values);
+
 /// Help text, one block per option: "NAME  RANGE, default DEFAULT" and then the help (and what auto
 /// or an empty list means) on the next line, each line starting with `indent`. "" without options.
 [[nodiscard]] std::string describe_options(const OptionSpecs& specs, const std::string& indent);

@@ -64,6 +64,11 @@ struct Workload {
   /// Set by `tb_rsd_percent`: every kernel's thread-block times use this %RSD instead of its
   /// profile's (a sensitivity study of thread-block time spread, without editing kernel libraries).
   std::optional<double> tb_rsd_percent;
+  /// `gpus:`: names of the GPUs (their files' `name:`) the workload is meant for; empty: every GPU.
+  /// Not part of what is simulated: it selects where the shipped-config test loads the workload and
+  /// makes gpumux run warn on another GPU (docs/config.md "Which GPUs a workload is for").
+  std::vector<std::string> gpus;
+  SourceLocation gpus_where;
 };
 
 /// Give every kernel the workload launches a thread-block time spread of `rsd_percent` (its mean

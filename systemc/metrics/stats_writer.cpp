@@ -69,8 +69,13 @@ nlohmann::json stats_json(const RunReport& report) {
   j["policy"] = r.policy;
   j["seed"] = r.seed;
   j["policy_options"] = report.policy_options;
+  j["preemption"] = report.preemption;
   j["sm_model"] = r.sm_model;
   if (r.sm_model == "warp") j["warp_scheduler"] = r.warp_scheduler;
+  // Everything else that shaped the run: the input files and the hashes of their effective content
+  // (gpumux run --replay reads these back, docs/user-guide.md "Repeating a run").
+  j["inputs"] = report.inputs;
+  j["config_sha1"] = report.config_sha1;
   j["simulated_ns"] = ns(r.end_ps);
   j["simulated_cycles"] = gpu.ps_to_cycles(r.end_ps);
   j["metrics"] = {
@@ -148,7 +153,19 @@ void print_summary(std::ostream& out, const RunReport& report) {
                 report.workload->name.c_str(), report.gpu->name.c_str(), r.policy.c_str(),
                 static_cast<unsigned long long>(r.seed), ns(r.end_ps) / 1e6,
                 static_cast<unsigned long long>(r.tbs_completed));
-  out << line << '\n';
+  out << line;
+  // The rest of what shaped the run, so the summary alone tells two runs apart (stats.json has it all).
+  std::string options;
+  for (const auto& [name, value] : report.policy_options.items()) {
+    options += (options.empty() ? "" : ", ") + name + "=" +
+               (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  out << "  policy " << r.policy << " (" << (options.empty() ? "no options" : options) << "), preemption "
+      << (report.preemption.empty() ? "-" : report.preemption) << ", SM model " << r.sm_model
+      << (r.sm_model == "warp" ? " (" + r.warp_scheduler + ")" : std::string()) << ", gpumux "
+      << GPUMUX_VERSION
+      << (report.config_sha1.empty() ? std::string() : ", config " + report.config_sha1.substr(0, 12))
+      << "\n\n";
   std::snprintf(line, sizeof line, "  %-20s %6s %16s %16s %8s\n", "process", "runs", "isolated (us)",
                 "turnaround (us)", "NTT");
   out << line;

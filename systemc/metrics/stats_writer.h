@@ -24,6 +24,12 @@ struct RunReport {
   /// Every option the policy declares, with its effective value (policy/registry.h
   /// effective_policy_options); written as stats.json "policy_options".
   nlohmann::json policy_options = nlohmann::json::object();
+  /// "context-switch" or "drain": how preempting policies took SMs (stats.json "preemption").
+  std::string preemption;
+  /// What repeats the run (app/run_record.h): stats.json "inputs" {gpu_file, workload_file, gpu_sha1,
+  /// workload_sha1} and "config_sha1"; empty when the caller has none (tests of the writer).
+  nlohmann::json inputs = nlohmann::json::object();
+  std::string config_sha1;
 };
 
 /// Builds the report: computes T^MP from the multiprogram run and the metrics.

@@ -1,7 +1,7 @@
 #pragma once
 // The whole modelled system as one SystemC top module: host, PCIe link, command queues, command
 // dispatcher, DMA engines, execution engine (SM driver, policy, SMs) and memory controller, wired
-// as in ARCHITECTURE.md (Tanasic Fig. 1).
+// as in docs/architecture.md "The flow of one command" (Tanasic Fig. 1).
 
 #include <memory>
 #include <vector>

@@ -1,7 +1,7 @@
 #pragma once
-// Builds the SMs of a run from the GPU config's sm.model (ARCHITECTURE.md "Two fidelity levels"):
-// `tb` gives TB-level SMs (sm/tb/), `warp` warp-level SMs (sm/warp/). Everything else in the system
-// sees only SmModule / SmPort.
+// Builds the SMs of a run from the GPU config's sm.model (docs/architecture.md "The SM interface and the two
+// SM models"): `tb` gives TB-level SMs (sm/tb/), `warp` warp-level SMs (sm/warp/). Everything else in the
+// system sees only SmModule / SmPort.
 
 #include <cstdint>
 #include <memory>

@@ -187,6 +187,64 @@ check run-sgemm-again 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$w
 check deterministic 0 cmp "$work/a/stats.json" "$work/b/stats.json"
 check run-sgemm-nocache 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$work/c" --quiet --no-cache
 check cache-matches-fresh 0 cmp "$work/a/stats.json" "$work/c/stats.json"
+# What shaped a run is recorded (issue 18): stats.json names the preemption mechanism, the input files
+# and the hashes of the effective configuration; the summary's second line names the policy with its
+# options, the mechanism, the SM model and the version; --replay repeats the run from stats.json alone,
+# byte for byte, and refuses when an input changed or is also given on the command line.
+cp "$sgemm" "$work/sgemm-copy.yaml"
+sed -i "s|\.\./kernels/|$src/configs/kernels/|" "$work/sgemm-copy.yaml"
+check run-recorded 0 "$gpumux" run --gpu "$gpu" --workload "$work/sgemm-copy.yaml" --policy ppq \
+  --policy-opt access=exclusive --preemption drain --seed 11 --out "$work/rec"
+expect_text run-recorded-summary "$work/out" "policy ppq (access=exclusive), preemption drain, SM model tb, gpumux "
+check run-recorded-fields 0 python3 - "$work/rec/stats.json" "$gpu" "$work/sgemm-copy.yaml" <<'PY'
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+assert s["preemption"] == "drain" and s["seed"] == 11 and s["policy_options"] == {"access": "exclusive"}, s
+assert s["inputs"]["gpu_file"] == sys.argv[2] and s["inputs"]["workload_file"] == sys.argv[3], s["inputs"]
+for key in (s["inputs"]["gpu_sha1"], s["inputs"]["workload_sha1"], s["config_sha1"]):
+    assert re.fullmatch("[0-9a-f]{40}", key), key
+PY
+check replay 0 "$gpumux" run --replay "$work/rec/stats.json" --out "$work/rec2" --quiet
+check replay-identical 0 cmp "$work/rec/stats.json" "$work/rec2/stats.json"
+check replay-other-seed 0 "$gpumux" run --gpu "$gpu" --workload "$work/sgemm-copy.yaml" --policy ppq \
+  --policy-opt access=exclusive --preemption drain --seed 12 --out "$work/rec3" --quiet
+check replay-config-hash-follows-seed 0 python3 -c "
+import json
+a, b = (json.load(open(f)) for f in ('$work/rec/stats.json', '$work/rec3/stats.json'))
+assert a['inputs'] == b['inputs'], 'same files, same effective GPU and workload'
+assert a['config_sha1'] != b['config_sha1'], 'the seed is part of the configuration'
+"
+check replay-with-input 2 "$gpumux" run --replay "$work/rec/stats.json" --seed 3 --out "$work/rec2"
+expect_text replay-with-input-msg "$work/err" "--seed cannot be given with it"
+sed -i "s/repeat: 3/repeat: 2/" "$work/sgemm-copy.yaml"
+check replay-changed-workload 2 "$gpumux" run --replay "$work/rec/stats.json" --out "$work/rec2"
+expect_text replay-changed-workload-msg "$work/err" "cannot replay: the workload ('$work/sgemm-copy.yaml'"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); del d['inputs']; json.dump(d, open(sys.argv[2], 'w'))" \
+  "$work/rec/stats.json" "$work/old-stats.json"
+check replay-old-stats 2 "$gpumux" run --replay "$work/old-stats.json"
+expect_text replay-old-stats-msg "$work/err" "old-stats.json: key 'inputs.gpu_file' missing"
+# The carve-out rule never costs occupancy silently: the demo's histo 'main' gets 32 of the K20c's
+# 48 KB under Kepler's smallest-fitting rule (1 thread block per SM where 48 KB holds 2).
+check run-carveout-warning 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads/demo-parboil-4proc.yaml" \
+  --out "$work/cw"
+expect_text run-carveout-warning-msg "$work/err" \
+  "gpumux: warning: kernel 'main' on GPU 'kepler-k20c': carve-out rule smallest-fitting gives it 32 KB of shared memory and 1 thread block per SM; the largest carve-out (48 KB) allows 2 thread blocks per SM"
+check list-kernels-carveout 0 "$gpumux" list kernels --gpu "$gpu"
+expect_text list-kernels-carveout-mark "$work/out" "* kernel 'genhists' on GPU 'kepler-k20c'"
+check list-kernels-no-carveout-loss 0 "$gpumux" list kernels --gpu "$src/configs/gpus/hopper-h100-like.yaml"
+expect_no_text list-kernels-no-carveout-loss-mark "$work/out" "* kernel"
+# gpumux list reads the configs of the working directory first (docs/user-guide.md "Where gpumux finds
+# configs"): a folder with one GPU file of its own lists that file only.
+mkdir -p "$work/mine/configs/gpus" "$work/mine/configs/kernels"
+sed 's/^name: kepler-k20c/name: my-gpu/' "$gpu" >"$work/mine/configs/gpus/my-gpu.yaml"
+cp "$src/configs/kernels/parboil.yaml" "$work/mine/configs/kernels/"
+gpumux_abs="$(readlink -f "$gpumux")"
+check list-gpus-cwd 0 bash -c "cd '$work/mine' && '$gpumux_abs' list gpus"
+expect_text list-gpus-cwd-mine "$work/out" "configs/gpus/my-gpu.yaml"
+expect_no_text list-gpus-cwd-not-shipped "$work/out" "kepler-k20c.yaml"
+check list-kernels-cwd 0 bash -c "cd '$work/mine' && '$gpumux_abs' list kernels --gpu configs/gpus/my-gpu.yaml"
+expect_text list-kernels-cwd-dir "$work/out" "kernel libraries in configs/kernels"
+expect_no_text list-kernels-cwd-no-ercbench "$work/out" "aesEncrypt128"
 # The demo with a VCD: its times are not whole nanoseconds, and SystemC must not warn about them.
 check run-demo-vcd 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads/demo-parboil-4proc.yaml" \
   --out "$work/v" --vcd "$work/v/trace.vcd" --quiet

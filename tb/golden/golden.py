@@ -14,8 +14,11 @@ manifest without a stored file, or a stored file no run names, fails too.
 update: rewrites the stored files and prints the same diff, so the change can be reviewed in the
 commit.
 
-The one key left out of the comparison and of the stored files is `gpumux_version` (the project
-version, not a model number: a release bump must not need new golden files). Every model number is
+The keys left out of the comparison and of the stored files are `gpumux_version` (the project
+version, not a model number: a release bump must not need new golden files) and the run's record of its
+inputs, `inputs` (file names and SHA-1s of the effective GPU and workload) and `config_sha1`: hashes of
+the configuration, not results, which change with any edit to a kernel library or GPU file, even one that
+moves no number of these runs (a change that does move one shows in the numbers). Every model number is
 compared exactly.
 """
 
@@ -29,7 +32,7 @@ import sys
 import tempfile
 import time
 
-IGNORED_KEYS = ("gpumux_version",)
+IGNORED_KEYS = ("gpumux_version", "inputs", "config_sha1")
 MAX_LINES_PER_RUN = 40
 
 

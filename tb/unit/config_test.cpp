@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -44,19 +45,39 @@ const KernelDesc& find_kernel(const std::vector<std::shared_ptr<const KernelDesc
 // The shipped configs
 
 TEST(ShippedConfigs, EveryGpuKernelLibraryAndWorkloadLoads) {
-  const auto gpus = yaml_files(kConfigDir + "/gpus");
+  const auto gpu_files = yaml_files(kConfigDir + "/gpus");
   const auto libraries = yaml_files(kConfigDir + "/kernels");
   const auto workloads = yaml_files(kConfigDir + "/workloads");
-  ASSERT_GE(gpus.size(), 3U);
+  ASSERT_GE(gpu_files.size(), 3U);
   ASSERT_GE(libraries.size(), 2U);
   ASSERT_GE(workloads.size(), 3U);
-  for (const auto& gpu_file : gpus) {
+  std::vector<GpuConfig> gpus;
+  for (const auto& gpu_file : gpu_files) {
     SCOPED_TRACE(gpu_file);
     GpuConfig gpu;
     ASSERT_NO_THROW(gpu = load_gpu_config(gpu_file));
-    // Every kernel of the shipped libraries fits on every shipped GPU, so every workload loads on each.
     for (const auto& lib : libraries) EXPECT_NO_THROW((void)load_kernel_library(lib, gpu)) << lib;
-    for (const auto& w : workloads) EXPECT_NO_THROW((void)load_workload(w, gpu)) << w;
+    gpus.push_back(gpu);
+  }
+  // docs/config.md "Which GPUs a workload is for": a workload loads on every GPU it declares in
+  // `gpus:` (each one shipped), or, declaring none, on every shipped GPU.
+  for (const auto& w : workloads) {
+    SCOPED_TRACE(w);
+    std::vector<std::string> declared;  // read apart: a workload need not load on the first GPU
+    if (const YAML::Node list = YAML::LoadFile(w)["gpus"]) declared = list.as<std::vector<std::string>>();
+    int loaded = 0;
+    for (const std::string& name : declared) {
+      EXPECT_TRUE(std::any_of(gpus.begin(), gpus.end(), [&](const GpuConfig& g) { return g.name == name; }))
+          << "gpus: names '" << name << "', which is not a shipped GPU";
+    }
+    for (const GpuConfig& gpu : gpus) {
+      if (!declared.empty() && std::find(declared.begin(), declared.end(), gpu.name) == declared.end()) {
+        continue;
+      }
+      EXPECT_NO_THROW((void)load_workload(w, gpu)) << gpu.name;
+      ++loaded;
+    }
+    EXPECT_GE(loaded, 1);
   }
 }
 
@@ -356,6 +377,64 @@ TEST_F(ConfigErrorTest, StringWhereNumberExpected) {
 TEST_F(ConfigErrorTest, QuotedNumberIsAString) {
   const auto [msg, text] = gpu_error("core_clock_mhz: 1000", "core_clock_mhz: \"1000\"");
   expect_error(msg, "bad-gpu.yaml", line_of(text, "core_clock"), "core_clock_mhz", "quoted string");
+}
+
+// ---- the shared-memory carve-out rule (docs/config.md "Occupancy and the shared-memory carve-out")
+
+TEST_F(ConfigErrorTest, CarveoutRuleIsReadAndDefaultsToSmallestFitting) {
+  EXPECT_EQ(gpu().sm.carveout_rule, CarveoutRule::kSmallestFitting);
+  std::string text = kGpu;
+  text.insert(text.find("memory:"), "  shared_memory_carveout: full-occupancy\n");
+  EXPECT_EQ(load_gpu_config(write("rule.yaml", text)).sm.carveout_rule, CarveoutRule::kFullOccupancy);
+}
+
+TEST_F(ConfigErrorTest, UnknownCarveoutRuleNamesKeyLineAndSuggestion) {
+  const auto [msg, text] =
+      gpu_error("  shared_memory_configs_kb: [16, 48]\n",
+                "  shared_memory_configs_kb: [16, 48]\n  shared_memory_carveout: larges\n");
+  expect_error(msg, "bad-gpu.yaml", line_of(text, "larges"), "sm.shared_memory_carveout",
+               "unknown carve-out rule 'larges' (did you mean 'largest'?)");
+}
+
+TEST_F(ConfigErrorTest, FixedCarveoutNeedsExactlyOneSize) {
+  const auto [msg, text] =
+      gpu_error("  shared_memory_configs_kb: [16, 48]\n",
+                "  shared_memory_configs_kb: [16, 48]\n  shared_memory_carveout: fixed\n");
+  expect_error(msg, "bad-gpu.yaml", line_of(text, "fixed"), "sm.shared_memory_carveout",
+               "fixed needs exactly one entry in shared_memory_configs_kb, got 2");
+}
+
+// ---- which GPUs a workload is for (docs/config.md "Which GPUs a workload is for")
+
+TEST_F(ConfigErrorTest, WorkloadMeantForOtherGpusLoadsWithAWarningAndSaysSoWhenAKernelDoesNotFit) {
+  const std::string meant =
+      "gpus: [big-gpu, other-gpu]\n" + workload_text("        - kernel: {name: small}\n");
+  const GpuConfig g = gpu();
+  const Workload w = load_workload(write("w.yaml", meant), g);
+  EXPECT_EQ(w.gpus, (std::vector<std::string>{"big-gpu", "other-gpu"}));
+  const std::string warning = workload_gpu_warning(w, g);
+  EXPECT_NE(warning.find("meant for GPU big-gpu and other-gpu"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("w.yaml:1"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("not 'test-gpu'"), std::string::npos) << warning;
+  // Meant for this GPU, or for every GPU: no warning.
+  EXPECT_EQ(
+      workload_gpu_warning(
+          load_workload(
+              write("w2.yaml", "gpus: [test-gpu]\n" + workload_text("        - kernel: {name: small}\n")), g),
+          g),
+      "");
+  EXPECT_EQ(workload_gpu_warning(load_workload(write("w3.yaml", workload_text("")), g), g), "");
+  // A kernel that does not fit: the error adds that the workload was written for other GPUs.
+  const std::string big = "gpus: [big-gpu]\n" + workload_text("        - kernel: {name: huge_smem}\n");
+  expect_error(workload_error(big), "w.yaml", line_of(big, "huge_smem"), "",
+               "meant for GPU big-gpu (gpus:, line 1)");
+}
+
+TEST_F(ConfigErrorTest, WorkloadGpusMustNameEachGpuOnce) {
+  const std::string twice = "gpus: [a, a]\n" + workload_text("");
+  expect_error(workload_error(twice), "w.yaml", 1, "gpus[1]", "GPU 'a' is listed twice");
+  const std::string empty = "gpus: []\n" + workload_text("");
+  expect_error(workload_error(empty), "w.yaml", 1, "gpus", "must be a non-empty list");
 }
 
 TEST_F(ConfigErrorTest, FloatWhereIntegerExpected) {

@@ -1,4 +1,4 @@
-// Validation rung 1 (ARCHITECTURE.md): the staircase model. With every thread block taking the mean
+// docs/validation.md section 1: the staircase model. With every thread block taking the mean
 // t of Pai Table 3, the isolated runtime of each ERCBench kernel on the Fermi config (Pai Table 4)
 // must be within 7% of Pai Table 3's simulator Runtime. Pai Eq. 1: T = ceil(N / R) * t.
 // The table this test prints is the one in docs/validation.md.
