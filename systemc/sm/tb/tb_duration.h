@@ -36,10 +36,17 @@ class TbDurationModel {
       sigma_ = std::sqrt(sigma2);
       cached_profile_ = &profile;
     }
-    std::uint64_t key = (static_cast<std::uint64_t>(index(process)) << 32U) ^ launch;
-    key = splitmix64(key) ^ tb;
-    Rng rng(seed_, splitmix64(key));
-    const double value = std::exp(mu_ + sigma_ * rng.normal());
+    const std::uint64_t launch_key = (static_cast<std::uint64_t>(index(process)) << 32U) ^ launch;
+    if (launch_key != cached_launch_key_ || !launch_hash_valid_) {
+      // Cached: consecutive draws on an SM share a launch. splitmix64 advances its argument.
+      std::uint64_t state = launch_key;
+      launch_hash_ = splitmix64(state);
+      cached_launch_key_ = launch_key;
+      launch_hash_valid_ = true;
+    }
+    std::uint64_t key = launch_hash_ ^ tb;
+    // Rng(seed_, splitmix64(key)).normal() without building the generator (the bench's hot path).
+    const double value = std::exp(mu_ + sigma_ * Rng::first_normal(seed_, splitmix64(key)));
     return at_least_one(round_to_ps(value));
   }
 
@@ -49,22 +56,27 @@ class TbDurationModel {
     if (launch.resumed) return launch.resume.remaining_ps;
     const KernelDesc& k = *launch.desc;
     const TimePs duration = draw(k.tb_time, launch.process, launch.process_launch, launch.tb);
-    if (duration >= kTimeHorizonPs / 16) {
-      // A lognormal tail draw of a long, widely spread kernel: beyond this, sums of times could
-      // overflow the picosecond clock. The input is the cause, so it is reported as one.
-      throw InputError(k.where, k.name + ".tb_time",
-                       "a thread-block time drawn for kernel '" + k.name + "' is " +
-                           std::to_string(static_cast<double>(duration) / 1e12) +
-                           " s, beyond the model's time horizon; lower its mean or rsd_percent");
-    }
+    // A lognormal tail draw of a long, widely spread kernel: beyond this, sums of times could
+    // overflow the picosecond clock. The input is the cause, so it is reported as one.
+    if (duration >= kTimeHorizonPs / 16) beyond_horizon(k, duration);
     return duration;
   }
 
  private:
+  /// Cold and not inlined: the per-thread-block path stays small (it runs for every thread block).
+  [[noreturn, gnu::cold, gnu::noinline]] static void beyond_horizon(const KernelDesc& k, TimePs duration) {
+    throw InputError(k.where, k.name + ".tb_time",
+                     "a thread-block time drawn for kernel '" + k.name + "' is " +
+                         std::to_string(static_cast<double>(duration) / 1e12) +
+                         " s, beyond the model's time horizon; lower its mean or rsd_percent");
+  }
   static TimePs at_least_one(TimePs t) { return t == 0 ? 1 : t; }
   const TbTimeProfile* cached_profile_ = nullptr;
   double mu_ = 0;
   double sigma_ = 0;
+  std::uint64_t cached_launch_key_ = 0;  ///< (process << 32) ^ launch of launch_hash_
+  std::uint64_t launch_hash_ = 0;
+  bool launch_hash_valid_ = false;
   TbDurationMode mode_;
   std::uint64_t seed_;
 };

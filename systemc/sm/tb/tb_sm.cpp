@@ -49,16 +49,34 @@ void TbSm::start_tb(const TbLaunch& launch) {
   }
   Running running = record;
   running.end_ps = now + duration_ps;
-  push_running(running);
+  push_running(running, now);
 }
 
-void TbSm::push_running(const Running& tb) {
-  running_.push(tb);
+void TbSm::push_running(const Running& tb, TimePs now) {
+  if (running_head_ == running_.size()) {
+    running_.clear();
+    running_head_ = 0;
+  } else if (running_head_ >= 64 && 2 * running_head_ >= running_.size()) {
+    // Completed entries at the front: drop them (amortised: at most 64 of them, or as many as
+    // there are running thread blocks, are kept).
+    running_.erase(running_.begin(), running_.begin() + static_cast<std::ptrdiff_t>(running_head_));
+    running_head_ = 0;
+  }
+  // Insertion from the back: a new thread block usually completes last, or nearly.
+  running_.push_back(tb);
+  std::size_t i = running_.size() - 1;
+  while (i > running_head_ && tb.before(running_[i - 1])) {
+    running_[i] = running_[i - 1];
+    --i;
+  }
+  running_[i] = tb;
   if (tb.end_ps < wake_at_ps_) {
     wake_at_ps_ = tb.end_ps;
-    wake_.notify(sc_core::sc_time::from_value(tb.end_ps - now_ps()));
+    wake_.notify(sc_core::sc_time::from_value(tb.end_ps - now));
   }
 }
+
+TbSm::Running TbSm::pop_running() { return running_[running_head_++]; }
 
 void TbSm::release(const TbFootprint& f) {
   usage_.remove(f);
@@ -68,17 +86,16 @@ void TbSm::release(const TbFootprint& f) {
 void TbSm::complete_due() {
   const TimePs now = now_ps();
   wake_at_ps_ = kNever;
-  while (!running_.empty() && running_.top().end_ps <= now) {
-    const Running done = running_.top();
-    running_.pop();
+  while (any_running() && first_running().end_ps <= now) {
+    const Running done = pop_running();
     release(done.footprint);
     ++tbs_completed_;
     if (usage_.thread_blocks == 0) busy_total_ps_ += now - busy_since_ps_;
     // The driver may start new thread blocks from inside this call; they end in the future.
     listener_.on_tb_complete(id_, done.kernel, done.tb, done.start_ps);
   }
-  if (!running_.empty() && running_.top().end_ps < wake_at_ps_) {
-    wake_at_ps_ = running_.top().end_ps;
+  if (any_running() && first_running().end_ps < wake_at_ps_) {
+    wake_at_ps_ = first_running().end_ps;
     wake_.notify(sc_core::sc_time::from_value(wake_at_ps_ - now));
   }
 }
@@ -94,7 +111,7 @@ void TbSm::restore_done(std::uint64_t number, TimePs done_ps) {
   Running tb = restore.tb;
   tb.end_ps = done_ps + restore.duration_ps;
   if (!restore.saved) {
-    push_running(tb);
+    push_running(tb, now_ps());
     return;
   }
   // Restored for a save that stopped the SM meanwhile: it never ran, so all of it is left to run.
@@ -120,9 +137,8 @@ void TbSm::save_context() {
   saved_.clear();
   saving_bytes_ = 0;
   restores_to_save_ = 0;
-  while (!running_.empty()) {
-    const Running r = running_.top();
-    running_.pop();
+  while (any_running()) {
+    const Running r = pop_running();
     saved_.push_back(
         {{r.kernel, r.tb, {r.end_ps > now ? r.end_ps - now : 0, {}}}, r.footprint, r.end_ps, r.sequence});
     saving_bytes_ += context_bytes(r.footprint);
