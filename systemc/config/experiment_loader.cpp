@@ -151,16 +151,15 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
   return run;
 }
 
-void check_grid_size(const ExperimentConfig& c, const YamlMap& m) {
+void check_grid_size(const ExperimentConfig& c, const YamlNode& where) {
   const std::uint64_t workloads =
       c.generator ? std::uint64_t{c.generator->mixes_per_count} * c.generator->process_counts.size()
                   : c.workload_files.size();
   const std::uint64_t points = workloads * c.runs.size() * c.seeds.size();
   if (points > kMaxGridPoints) {
-    m.required("runs").fail("the grid has " + std::to_string(workloads) + " workloads x " +
-                            std::to_string(c.runs.size()) + " runs x " + std::to_string(c.seeds.size()) +
-                            " seeds = " + std::to_string(points) + " simulations, more than the " +
-                            std::to_string(kMaxGridPoints) + " an experiment may plan");
+    where.fail("the grid has " + std::to_string(workloads) + " workloads x " + std::to_string(c.runs.size()) +
+               " runs x " + std::to_string(c.seeds.size()) + " seeds = " + std::to_string(points) +
+               " simulations, more than the " + std::to_string(kMaxGridPoints) + " an experiment may plan");
   }
 }
 
@@ -213,8 +212,8 @@ void check_warp_programs(const ExperimentConfig& config, const ExpandedExperimen
             if (c.kind != CommandKind::kKernel || !c.kernel || c.kernel->program) continue;
             throw InputError(c.kernel->where, "program",
                              "kernel '" + c.kernel->name + "' (workload '" + w.workload.name +
-                                 "') has no program, which run '" + run.label + "' (" + config.source_file +
-                                 ":" + std::to_string(run.where.line) +
+                                 "') has no program, which run '" + run.label + "' (" + run.where.file + ":" +
+                                 std::to_string(run.where.line) +
                                  ") executes on warp-level SMs; give it a `program:` (docs/config.md "
                                  "\"Kernel programs\") or run it with sm_model: tb");
           }
@@ -226,26 +225,36 @@ void check_warp_programs(const ExperimentConfig& config, const ExpandedExperimen
 
 }  // namespace
 
-ExperimentConfig load_experiment(const std::string& path) {
-  const YamlNode root = config::load_yaml_file(path);
-  const YamlMap m(root, {"name", "description", "notes", "gpu", "analysis", "workloads", "runs", "seeds",
-                         "paper", "tb_rsd_percent"});
-  const std::filesystem::path base = std::filesystem::path(path).parent_path();
-  ExperimentConfig c;
-  c.source_file = path;
-  if (const auto name = m.optional("name")) {
-    c.name = name->as_name();
-  } else {
-    c.name = std::filesystem::path(path).stem().string();
-  }
-  c.description = read_text(m, "description");
-  c.notes = read_text(m, "notes");
-  c.gpu_path = resolve_file(m.required("gpu"), base, "GPU file");
-  const YamlNode analysis = m.required("analysis");
-  c.analysis = analysis.as_string();
-  c.analysis_where = analysis.where();
+namespace {
 
-  const YamlNode workloads = m.required("workloads");
+/// The keys of an experiment file, and of one that extends another (docs/config.md "Extending an
+/// experiment"): the same, every one optional, plus `extends` and the list edits.
+const std::vector<std::string_view> kExperimentKeys = {"name",     "description",   "notes", "gpu",
+                                                       "analysis", "workloads",     "runs",  "seeds",
+                                                       "paper",    "tb_rsd_percent"};
+const std::vector<std::string_view> kExtensionKeys = {
+    "extends",    "name",  "description", "notes",          "gpu",           "analysis",         "workloads",
+    "runs",       "seeds", "paper",       "tb_rsd_percent", "add_workloads", "remove_workloads", "add_runs",
+    "remove_runs"};
+/// Experiments extending experiments: a chain longer than this is a mistake, not a design.
+constexpr std::size_t kMaxExtendsDepth = 16;
+
+WorkloadEntry read_workload_entry(const YamlNode& entry, const std::filesystem::path& base) {
+  WorkloadEntry w;
+  w.where = entry.where();
+  if (entry.is_map()) {
+    const YamlMap e(entry, {"file", "group"});
+    w.file = resolve_file(e.required("file"), base, "workload");
+    if (const auto group = e.optional("group")) w.group = group->as_name();
+  } else {
+    w.file = resolve_file(entry, base, "workload");
+  }
+  return w;
+}
+
+void read_workloads(const YamlNode& workloads, const std::filesystem::path& base, ExperimentConfig& c) {
+  c.generator.reset();
+  c.workload_files.clear();
   if (workloads.is_map()) {
     c.generator =
         read_generator(YamlMap(workloads, {"generate", "applications", "process_counts", "mixes_per_count",
@@ -253,16 +262,7 @@ ExperimentConfig load_experiment(const std::string& path) {
                        base);
   } else if (workloads.is_list()) {
     for (const YamlNode& entry : workloads.as_list()) {
-      WorkloadEntry w;
-      w.where = entry.where();
-      if (entry.is_map()) {
-        const YamlMap e(entry, {"file", "group"});
-        w.file = resolve_file(e.required("file"), base, "workload");
-        if (const auto group = e.optional("group")) w.group = group->as_name();
-      } else {
-        w.file = resolve_file(entry, base, "workload");
-      }
-      c.workload_files.push_back(std::move(w));
+      c.workload_files.push_back(read_workload_entry(entry, base));
     }
   } else {
     workloads.fail(
@@ -270,46 +270,196 @@ ExperimentConfig load_experiment(const std::string& path) {
         "tanasic-mixes, ...}, got " +
         workloads.describe());
   }
+}
 
-  const std::vector<YamlNode> runs = m.required("runs").as_list();
-  if (runs.size() > kMaxListed) m.required("runs").fail("at most " + std::to_string(kMaxListed) + " runs");
-  for (const YamlNode& run : runs) c.runs.push_back(read_run(run, c.runs));
-
-  if (const auto seeds = m.optional("seeds")) {
-    const std::vector<YamlNode> items = seeds->as_list();
-    if (items.size() > kMaxListed) seeds->fail("at most " + std::to_string(kMaxListed) + " seeds");
-    for (const YamlNode& item : items) {
-      const std::uint64_t seed = item.as_u64(0);
-      if (std::find(c.seeds.begin(), c.seeds.end(), seed) != c.seeds.end()) {
-        item.fail("seed " + std::to_string(seed) + " is listed twice");
-      }
-      c.seeds.push_back(seed);
+std::vector<std::uint64_t> read_seeds(const YamlNode& seeds) {
+  std::vector<std::uint64_t> list;
+  const std::vector<YamlNode> items = seeds.as_list();
+  if (items.size() > kMaxListed) seeds.fail("at most " + std::to_string(kMaxListed) + " seeds");
+  for (const YamlNode& item : items) {
+    const std::uint64_t seed = item.as_u64(0);
+    if (std::find(list.begin(), list.end(), seed) != list.end()) {
+      item.fail("seed " + std::to_string(seed) + " is listed twice");
     }
+    list.push_back(seed);
+  }
+  return list;
+}
+
+std::vector<PaperEntry> read_paper(const YamlNode& paper) {
+  std::vector<PaperEntry> entries;
+  if (paper.is_null()) return entries;
+  if (!paper.is_map()) {
+    paper.fail("expected a map of report row -> number (or null), got " + paper.describe());
+  }
+  const YamlMap map = YamlMap::any_keys(paper);
+  for (const auto& [row, value] : map.entries()) {
+    PaperEntry entry;
+    entry.row = row;
+    entry.where = value.where();
+    if (!value.is_null()) entry.value = value.as_number();
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+/// `remove_runs: [label, ...]`: the parent's runs by label, never the baseline (runs[0], what the
+/// analyses compare against). The paper figures of a removed run's rows ("<label>/...") go with it.
+void remove_runs(const YamlNode& list, ExperimentConfig& c) {
+  std::vector<std::string> removed;
+  for (const YamlNode& item : list.as_list()) {
+    const std::string label = item.as_name();
+    std::vector<std::string> labels;
+    for (const ExperimentRun& run : c.runs) labels.push_back(run.label);
+    const auto it = std::find(labels.begin(), labels.end(), label);
+    if (std::find(removed.begin(), removed.end(), label) != removed.end()) {
+      item.fail("run '" + label + "' is listed twice");
+    }
+    if (it == labels.end()) {
+      const std::string hint = config::closest_name(label, labels);
+      item.fail("the extended experiment has no run '" + label + "'" +
+                (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)") +
+                "; its runs: " + config::join_choices(labels, " and "));
+    }
+    if (it == labels.begin()) {
+      item.fail("run '" + label +
+                "' is the baseline (the first run, which the analyses compare against) and cannot be "
+                "removed; give `runs:` to list the runs anew");
+    }
+    c.runs.erase(c.runs.begin() + (it - labels.begin()));
+    removed.push_back(label);
+    c.paper.erase(std::remove_if(c.paper.begin(), c.paper.end(),
+                                 [&](const PaperEntry& e) { return e.row.rfind(label + "/", 0) == 0; }),
+                  c.paper.end());
+  }
+}
+
+/// `remove_workloads: [file, ...]` (paths relative to the extending file): entries of the parent's
+/// list, matched by the file they name.
+void remove_workloads(const YamlNode& list, const std::filesystem::path& base, ExperimentConfig& c) {
+  if (c.generator) {
+    list.fail("the extended experiment generates its workloads; there is no list to remove from");
+  }
+  for (const YamlNode& item : list.as_list()) {
+    const std::string file = resolve_file(item, base, "workload");
+    const auto it =
+        std::find_if(c.workload_files.begin(), c.workload_files.end(), [&](const WorkloadEntry& w) {
+          std::error_code ec;
+          return std::filesystem::equivalent(w.file, file, ec);
+        });
+    if (it == c.workload_files.end()) {
+      item.fail("'" + item.as_string() + "' is not a workload of the extended experiment");
+    }
+    c.workload_files.erase(it);
+  }
+  if (c.workload_files.empty()) list.fail("removes every workload of the extended experiment");
+}
+
+void add_workloads(const YamlNode& list, const std::filesystem::path& base, ExperimentConfig& c) {
+  if (c.generator) {
+    list.fail("the extended experiment generates its workloads; give `workloads:` to list them instead");
+  }
+  for (const YamlNode& item : list.as_list()) {
+    WorkloadEntry w = read_workload_entry(item, base);
+    for (const WorkloadEntry& other : c.workload_files) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(other.file, w.file, ec)) {
+        item.fail("workload '" + w.file + "' is already in the grid (" + other.where.file + ":" +
+                  std::to_string(other.where.line) + ")");
+      }
+    }
+    c.workload_files.push_back(std::move(w));
+  }
+}
+
+ExperimentConfig load_experiment_at(const std::string& path, std::vector<std::string>& chain) {
+  const YamlNode root = config::load_yaml_file(path);
+  const bool extends = YamlMap::any_keys(root).has("extends");
+  const YamlMap m(root, extends ? kExtensionKeys : kExperimentKeys);
+  const std::filesystem::path base = std::filesystem::path(path).parent_path();
+  ExperimentConfig c;
+  if (extends) {
+    // The extended experiment, loaded as if run alone (its paths relative to its own file), then edited.
+    const YamlNode parent = m.required("extends");
+    const std::string parent_path = resolve_file(parent, base, "extended experiment");
+    chain.push_back(path);
+    for (const std::string& seen : chain) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(seen, parent_path, ec)) {
+        parent.fail("extends '" + parent_path + "', which extends this file again (a cycle)");
+      }
+    }
+    if (chain.size() > kMaxExtendsDepth) {
+      parent.fail("more than " + std::to_string(kMaxExtendsDepth) + " experiments extend one another");
+    }
+    c = load_experiment_at(parent_path, chain);
+    chain.pop_back();
+    c.extends.insert(c.extends.begin(), parent_path);
+  }
+  c.source_file = path;
+  if (const auto name = m.optional("name")) {
+    c.name = name->as_name();
   } else {
-    c.seeds = {1};
+    c.name = std::filesystem::path(path).stem().string();
+  }
+  if (m.has("description") || !extends) c.description = read_text(m, "description");
+  if (m.has("notes") || !extends) c.notes = read_text(m, "notes");
+  if (const auto gpu = extends ? m.optional("gpu") : std::optional<YamlNode>(m.required("gpu"))) {
+    c.gpu_path = resolve_file(*gpu, base, "GPU file");
+  }
+  if (const auto analysis =
+          extends ? m.optional("analysis") : std::optional<YamlNode>(m.required("analysis"))) {
+    c.analysis = analysis->as_string();
+    c.analysis_where = analysis->where();
   }
 
+  const auto workloads = extends ? m.optional("workloads") : std::optional<YamlNode>(m.required("workloads"));
+  if (workloads) read_workloads(*workloads, base, c);
+  for (const char* edit : {"add_workloads", "remove_workloads"}) {
+    if (workloads && m.has(edit)) {
+      m.required(edit).fail("give either `workloads:` or `" + std::string(edit) + ":`");
+    }
+  }
+  if (const auto removed = m.optional("remove_workloads")) remove_workloads(*removed, base, c);
+  if (const auto added = m.optional("add_workloads")) add_workloads(*added, base, c);
+
+  const auto runs = extends ? m.optional("runs") : std::optional<YamlNode>(m.required("runs"));
+  if (runs) {
+    const std::vector<YamlNode> items = runs->as_list();
+    if (items.size() > kMaxListed) runs->fail("at most " + std::to_string(kMaxListed) + " runs");
+    c.runs.clear();
+    for (const YamlNode& run : items) c.runs.push_back(read_run(run, c.runs));
+  }
+  for (const char* edit : {"add_runs", "remove_runs"}) {
+    if (runs && m.has(edit)) m.required(edit).fail("give either `runs:` or `" + std::string(edit) + ":`");
+  }
+  if (const auto removed = m.optional("remove_runs")) remove_runs(*removed, c);
+  if (const auto added = m.optional("add_runs")) {
+    for (const YamlNode& run : added->as_list()) c.runs.push_back(read_run(run, c.runs));
+    if (c.runs.size() > kMaxListed) added->fail("at most " + std::to_string(kMaxListed) + " runs in all");
+  }
+
+  if (const auto seeds = m.optional("seeds")) {
+    c.seeds = read_seeds(*seeds);
+  } else if (!extends) {
+    c.seeds = {1};
+  }
   if (const auto rsd = m.optional("tb_rsd_percent")) {
     c.tb_rsd_percent = config::read_rsd_percent(*rsd);
     c.tb_rsd_where = rsd->where();
   }
 
-  check_grid_size(c, m);
+  check_grid_size(c, runs ? *runs : m.node());
 
-  if (const auto paper = m.optional("paper"); paper && !paper->is_null()) {
-    if (!paper->is_map()) {
-      paper->fail("expected a map of report row -> number (or null), got " + paper->describe());
-    }
-    const YamlMap map = YamlMap::any_keys(*paper);
-    for (const auto& [row, value] : map.entries()) {
-      PaperEntry entry;
-      entry.row = row;
-      entry.where = value.where();
-      if (!value.is_null()) entry.value = value.as_number();
-      c.paper.push_back(std::move(entry));
-    }
-  }
+  if (const auto paper = m.optional("paper")) c.paper = read_paper(*paper);
   return c;
+}
+
+}  // namespace
+
+ExperimentConfig load_experiment(const std::string& path) {
+  std::vector<std::string> chain;
+  return load_experiment_at(path, chain);
 }
 
 const Workload& ExpandedExperiment::workload_of(const GridPoint& point) const {

@@ -74,6 +74,9 @@ struct PaperEntry {
 struct ExperimentConfig {
   std::string name;
   std::string source_file;
+  /// `extends:`: the experiments this one is built on, nearest first (resolved paths); empty when it
+  /// extends none (docs/config.md "Extending an experiment").
+  std::vector<std::string> extends;
   std::string description;  ///< explanation printed at the top of report.md
   std::string notes;        ///< printed after the tables of report.md
   std::string gpu_path;     ///< resolved

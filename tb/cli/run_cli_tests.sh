@@ -286,6 +286,16 @@ expect_text experiment-help-usage "$work/out" "gpumux experiment FILE --out DIR"
 check experiment-smoke 0 "$gpumux" experiment "$smoke" --out "$work/exp" --jobs 2
 expect_text experiment-prints-plan "$work/out" "= 4 simulations"
 expect_text experiment-prints-rows "$work/out" "fifo/antt"
+# An experiment that extends another (docs/config.md "Extending an experiment"): smoke.yaml with npq for
+# fifo and one workload fewer.
+check experiment-extends 0 "$gpumux" experiment "$src/configs/experiments/smoke-extended.yaml" --out "$work/expx" --jobs 2
+expect_text experiment-extends-plan "$work/out" "experiment smoke-extended: 1 workloads x 2 runs x 1 seed = 2 simulations"
+check experiment-extends-report 0 python3 -c "
+import json
+r = json.load(open('$work/expx/report.json'))
+assert r['experiment'] == 'smoke-extended' and r['extends'] == ['smoke'], (r['experiment'], r['extends'])
+assert [run['label'] for run in r['grid']['runs']] == ['fcfs', 'npq'], r['grid']['runs']
+"
 check experiment-report-json 0 python3 - "$work/exp/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

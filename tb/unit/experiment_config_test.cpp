@@ -62,6 +62,23 @@ TEST(ShippedExperiments, SmokeListsTwoWorkloadsTwoRuns) {
   EXPECT_NO_THROW(validate_experiment(c, e));
 }
 
+TEST(ShippedExperiments, SmokeExtendedIsSmokeWithNpqForFifoAndOneWorkload) {
+  const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/smoke-extended.yaml");
+  EXPECT_EQ(c.name, "smoke-extended");
+  ASSERT_EQ(c.extends.size(), 1U);
+  EXPECT_EQ(std::filesystem::path(c.extends[0]).filename(), "smoke.yaml");
+  EXPECT_EQ(c.analysis, "summary");
+  ASSERT_EQ(c.runs.size(), 2U);
+  EXPECT_EQ(c.runs[0].label, "fcfs");  // the baseline is the extended experiment's
+  EXPECT_EQ(c.runs[1].label, "npq");
+  ASSERT_EQ(c.workload_files.size(), 1U);
+  EXPECT_EQ(std::filesystem::path(c.workload_files[0].file).filename(), "sgemm-3x.yaml");
+  EXPECT_EQ(c.seeds, (std::vector<std::uint64_t>{1}));
+  const ExpandedExperiment e = expand_experiment(c);
+  EXPECT_EQ(e.points.size(), 2U);
+  EXPECT_NO_THROW(validate_experiment(c, e));
+}
+
 TEST(ShippedExperiments, TanasicDssExpandsToThirtyMixesPerCountTimesThreeRuns) {
   const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/tanasic-dss.yaml");
   ASSERT_TRUE(c.generator.has_value());
@@ -534,6 +551,125 @@ TEST_F(ExperimentErrors, ValidationNamesAnalysisPolicyAndPaperRow) {
   const std::string paper =
       header() + "runs:\n  - {label: a, policy: fcfs}\npaper:\n  a/stp: 1.0\n  a/anttt: 2.0\n";
   expect_error(error_of(paper, true), line_of(paper, "anttt"), "paper.a/anttt", "did you mean 'a/antt'?");
+}
+
+// ---- extends: (docs/config.md "Extending an experiment")
+
+/// A parent experiment p.yaml in the fixture's folder: two workloads, three runs, two seeds, paper rows.
+std::string parent_text() {
+  return "name: parent\n"
+         "gpu: " +
+         kConfigDir +
+         "/gpus/kepler-k20c.yaml\n"
+         "analysis: summary\n"
+         "workloads: [" +
+         kConfigDir + "/workloads/sgemm-3x.yaml, " + kConfigDir +
+         "/workloads/demo-parboil-4proc.yaml]\n"
+         "runs:\n"
+         "  - {label: base, policy: fcfs}\n"
+         "  - {label: old, policy: fifo}\n"
+         "  - {label: keep, policy: npq, preemption: drain}\n"
+         "seeds: [1, 2]\n"
+         "paper: {base/stp: 1.5, old/stp: 1.2, keep/stp: 1.1}\n";
+}
+
+TEST_F(ExperimentErrors, ExtendsEditsTheRunsWorkloadsAndPaperOfAnotherExperiment) {
+  std::ofstream(dir_ / "p.yaml") << parent_text();
+  const std::string text =
+      "extends: p.yaml\n"
+      "remove_runs: [old]\n"
+      "add_runs:\n"
+      "  - {label: new, policy: ppq, options: {access: exclusive}}\n"
+      "remove_workloads: [" +
+      kConfigDir +
+      "/workloads/demo-parboil-4proc.yaml]\n"
+      "add_workloads: [{file: " +
+      kConfigDir +
+      "/workloads/ercbench-pair.yaml, group: g}]\n"
+      "seeds: [3]\n";
+  const ExperimentConfig c = load_experiment(write(text));
+  EXPECT_EQ(c.name, "e");  // its own file's stem: the report is not the parent's
+  EXPECT_EQ(c.extends, (std::vector<std::string>{(dir_ / "p.yaml").string()}));
+  EXPECT_EQ(c.analysis, "summary");
+  ASSERT_EQ(c.runs.size(), 3U);
+  EXPECT_EQ(c.runs[0].label, "base");
+  EXPECT_EQ(c.runs[1].label, "keep");
+  EXPECT_EQ(c.runs[1].preemption, PreemptionMechanism::kDrain);  // inherited runs keep their settings
+  EXPECT_EQ(c.runs[2].label, "new");
+  EXPECT_EQ(c.runs[2].options, (PolicyOptions{{"access", "exclusive"}}));
+  ASSERT_EQ(c.workload_files.size(), 2U);
+  EXPECT_EQ(fs::path(c.workload_files[0].file).filename(), "sgemm-3x.yaml");
+  EXPECT_EQ(fs::path(c.workload_files[1].file).filename(), "ercbench-pair.yaml");
+  EXPECT_EQ(c.workload_files[1].group, "g");
+  EXPECT_EQ(c.seeds, (std::vector<std::uint64_t>{3}));
+  // The removed run's paper figure went with it; the others stay.
+  std::vector<std::string> rows;
+  for (const PaperEntry& p : c.paper) rows.push_back(p.row);
+  EXPECT_EQ(rows, (std::vector<std::string>{"base/stp", "keep/stp"}));
+  // Keys given replace the parent's.
+  const ExperimentConfig replaced = load_experiment(
+      write("extends: p.yaml\nname: other\nruns:\n  - {label: only, policy: fifo}\npaper: null\n"));
+  EXPECT_EQ(replaced.name, "other");
+  ASSERT_EQ(replaced.runs.size(), 1U);
+  EXPECT_EQ(replaced.runs[0].label, "only");
+  EXPECT_TRUE(replaced.paper.empty());
+  EXPECT_EQ(replaced.seeds, (std::vector<std::uint64_t>{1, 2}));
+}
+
+TEST_F(ExperimentErrors, ExtendsNamesWhatItCannotEdit) {
+  std::ofstream(dir_ / "p.yaml") << parent_text();
+  const std::string typo = "extends: p.yaml\nremove_runs: [olt]\n";
+  expect_error(error_of(typo), line_of(typo, "olt"), "remove_runs[0]", "no run 'olt' (did you mean 'old'?)");
+  const std::string baseline = "extends: p.yaml\nremove_runs: [base]\n";
+  expect_error(error_of(baseline), line_of(baseline, "base]"), "remove_runs[0]", "is the baseline");
+  const std::string twice = "extends: p.yaml\nadd_runs:\n  - {label: keep, policy: fcfs}\n";
+  expect_error(error_of(twice), line_of(twice, "label: keep"), "add_runs[0].label",
+               "duplicate run label 'keep'");
+  const std::string both =
+      "extends: p.yaml\nruns:\n  - {label: a, policy: fcfs}\nadd_runs:\n  - {label: b, policy: fcfs}\n";
+  expect_error(error_of(both), line_of(both, "{label: b"), "add_runs", "give either `runs:` or `add_runs:`");
+  const std::string absent =
+      "extends: p.yaml\nremove_workloads: [" + kConfigDir + "/workloads/ercbench-pair.yaml]\n";
+  expect_error(error_of(absent), line_of(absent, "ercbench"), "remove_workloads[0]",
+               "is not a workload of the extended");
+  const std::string again = "extends: p.yaml\nadd_workloads: [" + kConfigDir + "/workloads/sgemm-3x.yaml]\n";
+  expect_error(error_of(again), line_of(again, "sgemm"), "add_workloads[0]", "is already in the grid");
+  const std::string missing = "extends: nowhere.yaml\n";
+  expect_error(error_of(missing), 1, "extends", "extended experiment 'nowhere.yaml' not found");
+  const std::string unknown = "extends: p.yaml\nadd_run:\n  - {label: b, policy: fcfs}\n";
+  expect_error(error_of(unknown), line_of(unknown, "add_run:"), "add_run", "did you mean 'add_runs'?");
+  // A file without extends: keeps its keys: the edits are unknown keys there.
+  const std::string plain = header() + "runs:\n  - {label: a, policy: fcfs}\nremove_runs: [a]\n";
+  expect_error(error_of(plain), line_of(plain, "remove_runs"), "remove_runs", "unknown key");
+  // A generated grid has no list to edit.
+  std::ofstream(dir_ / "p.yaml") << "gpu: " + kConfigDir +
+                                        "/gpus/kepler-k20c.yaml\nanalysis: summary\n"
+                                        "workloads: {generate: tanasic-mixes, applications: " +
+                                        kConfigDir +
+                                        "/workloads/tanasic/parboil-apps.yaml, process_counts: [2], "
+                                        "mixes_per_count: 1, mix_seed: 1}\n"
+                                        "runs:\n  - {label: a, policy: fcfs}\n";
+  const std::string mixes = "extends: p.yaml\nadd_workloads: [" + kConfigDir + "/workloads/sgemm-3x.yaml]\n";
+  expect_error(error_of(mixes), line_of(mixes, "add_workloads"), "add_workloads", "generates its workloads");
+}
+
+TEST_F(ExperimentErrors, ExtendsCyclesAndChains) {
+  std::ofstream(dir_ / "p.yaml") << "extends: e.yaml\n";
+  const std::string cycle = "extends: p.yaml\n";
+  const std::string message = error_of(cycle);
+  EXPECT_NE(message.find("p.yaml:1:"), std::string::npos) << message;
+  EXPECT_NE(message.find("a cycle"), std::string::npos) << message;
+  // A chain: e extends q extends p; paths are relative to each file, the nearest extended first.
+  fs::create_directories(dir_ / "sub");
+  std::ofstream(dir_ / "p.yaml") << parent_text();
+  std::ofstream(dir_ / "sub" / "q.yaml") << "extends: ../p.yaml\nadd_runs:\n  - {label: q, policy: fifo}\n";
+  const ExperimentConfig c = load_experiment(write("extends: sub/q.yaml\nremove_runs: [old]\n"));
+  ASSERT_EQ(c.extends.size(), 2U);
+  EXPECT_EQ(fs::path(c.extends[0]).filename(), "q.yaml");
+  EXPECT_EQ(fs::path(c.extends[1]).filename(), "p.yaml");
+  std::vector<std::string> labels;
+  for (const ExperimentRun& r : c.runs) labels.push_back(r.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{"base", "keep", "q"}));
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #include "app/experiment/report_json.h"
 
 #include <cmath>
+#include <filesystem>
 #include <optional>
 
 #include "policy/registry.h"
@@ -24,6 +25,10 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
   j["schema_version"] = kReportSchemaVersion;
   j["gpumux_version"] = GPUMUX_VERSION;
   j["experiment"] = c.name;
+  // The experiments this one extends, nearest first, by file stem (names only, as everywhere here).
+  json extends = json::array();
+  for (const std::string& file : c.extends) extends.push_back(std::filesystem::path(file).stem().string());
+  j["extends"] = extends;
   j["description"] = c.description;
   j["analysis"] = c.analysis;
   j["gpu"] = g.gpu.name;
