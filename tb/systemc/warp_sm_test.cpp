@@ -29,6 +29,7 @@
 #include "core/tlm_quantum.h"
 #include "mem/memory_controller.h"
 #include "sm/occupancy.h"
+#include "sm/warp/wakeups.h"
 #include "sm/warp/warp_sm.h"
 #include "sm/warp_scheduler/registry.h"
 #include "top/simulation.h"
@@ -646,6 +647,46 @@ TEST(WarpSm, SaveAtABarrierResumesAtIt) {
   EXPECT_EQ(warp1["pc"], 2);
   EXPECT_EQ(warp1["barriers"], 0);
   EXPECT_EQ(r["stats"]["instructions"], 26);
+}
+
+// ---- The shared wake-up process (sm/warp/wakeups.h) -------------------------------------------------
+
+TEST(WarpWakeups, ServesTheLatestRequestPerSmInTimeThenCreationOrder) {
+  // 130 targets (three words of SM bits). Requests at 0 ns: SM 129, 3 and 70 at 10 ns, SM 5 at 20 ns
+  // then again at 10 ns (the 20 ns request is withdrawn), SM 64 at 30 ns. At 10 ns SM 70 asks for
+  // SM 1 now (below the SMs served so far: next) and for itself at 15 ns; SM 129 moves SM 64 from
+  // 30 ns to now. Expected, as (ns, SM, generation): (10,3,1) (10,5,2) (10,70,1) (10,1,1) (10,129,1)
+  // (10,64,2) (15,70,2); nothing at 20 or 30 ns.
+  const nlohmann::json r = run_in_child([] {
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    WarpWakeups& wakeups = WarpWakeups::instance();
+    nlohmann::json log = nlohmann::json::array();
+    for (std::uint32_t order = 0; order < 130; ++order) {
+      const std::uint32_t added = wakeups.add([&wakeups, &log, order](std::uint64_t generation) {
+        const TimePs now = sc_core::sc_time_stamp().value();
+        log.push_back({now / kNs, order, generation});
+        if (order == 70 && generation == 1) {
+          wakeups.request(1, now, 1);
+          wakeups.request(70, now + 5 * kNs, 2);
+        }
+        if (order == 129) wakeups.request(64, now, 2);
+      });
+      EXPECT_EQ(added, order);
+    }
+    spawn_thread("script", [&wakeups] {
+      wakeups.request(129, 10 * kNs, 1);
+      wakeups.request(3, 10 * kNs, 1);
+      wakeups.request(70, 10 * kNs, 1);
+      wakeups.request(5, 20 * kNs, 1);
+      wakeups.request(5, 10 * kNs, 2);
+      wakeups.request(64, 30 * kNs, 1);
+    });
+    sc_core::sc_start();
+    return nlohmann::json{{"log", log}};
+  });
+  const nlohmann::json expected =
+      nlohmann::json::parse("[[10,3,1],[10,5,2],[10,70,1],[10,1,1],[10,129,1],[10,64,2],[15,70,2]]");
+  EXPECT_EQ(r.at("log"), expected) << r;
 }
 
 // ---- Errors ---------------------------------------------------------------------------------------

@@ -825,13 +825,15 @@ void WarpSm::rearm_now() {
 
 std::uint64_t WarpSm::earliest_issue(std::uint32_t scheduler) {
   // Over the units its ready warps wait for: the earliest cycle both operands and unit are ready.
+  // Twice per scheduler and activation, so without branches: a unit no ready warp waits for has
+  // min_ready kNoCycle, and max(kNoCycle, free) = kNoCycle leaves the minimum alone; kNone (a
+  // barrier's) is never busy.
   const SchedulerState& st = refresh(scheduler);
-  std::uint64_t earliest = kNoCycle;
-  for (std::size_t u = 0; u < st.min_ready.size(); ++u) {
-    if (st.min_ready[u] == kNoCycle) continue;
-    earliest = std::min(earliest, std::max(st.min_ready[u], unit_free(static_cast<UnitKind>(u))));
-  }
-  return earliest;
+  const auto at = [&](UnitKind kind) {
+    return std::max(st.min_ready[static_cast<std::size_t>(kind)], unit(kind).free_cycle());
+  };
+  return std::min({at(UnitKind::kAlu), at(UnitKind::kSfu), at(UnitKind::kLoadStore),
+                   st.min_ready[static_cast<std::size_t>(UnitKind::kNone)]});
 }
 
 void WarpSm::rearm(std::uint64_t from) {
