@@ -34,6 +34,19 @@ enum class WarpState : std::uint8_t {
 /// Why a warp told its scheduler long_latency_wait (and will be told long_latency_done).
 enum class LongWait : std::uint8_t { kNone, kMemory, kBarrier };
 
+/// Cycles as stored in the scoreboard's one-word records: 56 bits, 2^56 cycles are 7e16, far beyond any
+/// warp-level run (the model's time horizon, 1e18 ps, is 2e15 cycles at 2 GHz). Checked on store.
+inline constexpr unsigned kCycleBits = 56;
+inline constexpr std::uint64_t kCycleMask = (std::uint64_t{1} << kCycleBits) - 1;
+
+/// `cycle` for a kCycleBits field; InvariantViolation beyond it.
+[[nodiscard]] inline std::uint64_t cycle_field(std::uint64_t cycle) {
+  if ((cycle & ~kCycleMask) != 0) {
+    throw InvariantViolation("warp-level SM: cycle " + std::to_string(cycle) + " beyond 2^56");
+  }
+  return cycle & kCycleMask;
+}
+
 /// What the SM reads about a warp on every activation (can it issue, when, on which unit): kept apart
 /// from Warp, in one small array per SM, so the per-cycle scans touch a few cache lines.
 struct HotWarp {
@@ -42,6 +55,18 @@ struct HotWarp {
   UnitKind unit = UnitKind::kAlu;  ///< unit of the next instruction
   LongWait long_wait = LongWait::kNone;
 };
+
+/// A register's pending write in the scoreboard: when it completes, and whether a global load makes
+/// it (a wait on it is a long-latency wait). One word, so an instruction's operands touch one array.
+struct PendingWrite {
+  std::uint64_t ready_cycle : kCycleBits;
+  std::uint64_t from_memory : 1;
+
+  PendingWrite() : ready_cycle(0), from_memory(0) {}
+  PendingWrite(std::uint64_t cycle, bool memory)
+      : ready_cycle(cycle_field(cycle) & kCycleMask), from_memory(memory ? 1U : 0U) {}
+};
+static_assert(sizeof(PendingWrite) == 8, "one word per register");
 
 struct Warp {
   std::uint32_t tb = 0;          ///< the SM's resident-TB index
@@ -56,10 +81,9 @@ struct Warp {
   bool barrier_released = false;  ///< released from the barrier at `pc`, not yet issued it
 
   // Scoreboard.
-  std::vector<std::uint64_t> ready_cycle;  ///< per register: cycle its pending write is complete
-  std::vector<std::uint8_t> from_memory;   ///< per register: that write is a global load
-  bool in_scheduler = false;               ///< added to its scheduler and not removed since
-  std::uint64_t drain_cycle = 0;           ///< every result it issued is written by this cycle
+  std::vector<PendingWrite> scoreboard;  ///< per register
+  bool in_scheduler = false;             ///< added to its scheduler and not removed since
+  std::uint64_t drain_cycle = 0;         ///< every result it issued is written by this cycle
 
   /// A fresh warp at the program's first instruction (storage reused: no allocation once warm).
   void start(const program::Program& p, std::uint32_t tb_index, std::uint32_t index_in_tb,
@@ -72,8 +96,7 @@ struct Warp {
     loop_counters.assign(p.loop_depth, 0);
     barriers_passed = 0;
     barrier_released = false;
-    ready_cycle.assign(p.registers, 0);
-    from_memory.assign(p.registers, 0);
+    scoreboard.assign(p.registers, PendingWrite{});
     in_scheduler = false;
     drain_cycle = 0;
   }

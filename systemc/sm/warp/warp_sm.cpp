@@ -141,8 +141,14 @@ WarpSm::WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gp
   for (std::uint32_t k = 0; k < limits_.max_warps; ++k) {
     allocation_order_.push_back((k % num_schedulers_) * capacity_ + k / num_schedulers_);
   }
+  // scheduler_of() divides by capacity_ with a multiply and a shift: exact while slot * capacity_ <
+  // 2^32 (checked here for every slot).
+  scheduler_magic_ = ((std::uint64_t{1} << 32U) + capacity_ - 1) / capacity_;
   for (std::size_t slot = 0; slot < slots; ++slot) {
-    slot_scheduler_.push_back(static_cast<std::uint32_t>(slot / capacity_));
+    if (scheduler_of(static_cast<std::uint32_t>(slot)) != slot / capacity_) {
+      throw InvariantViolation("SM " + std::to_string(index(id)) + ": " + std::to_string(slots) +
+                               " warp slots are too many for the slot-to-scheduler division");
+    }
   }
   tbs_.resize(limits_.max_thread_blocks);
   wake_order_ = WarpWakeups::instance().add([this](std::uint64_t generation) {
@@ -488,8 +494,7 @@ void WarpSm::issue(std::uint32_t slot, std::uint64_t cycle) {
     }
   }
   if (has_result && inst.write != program::kNoReg) {
-    w.ready_cycle[inst.write] = result;
-    w.from_memory[inst.write] = from_memory ? 1 : 0;
+    w.scoreboard[inst.write] = PendingWrite{result, from_memory};
   }
   if (has_result) w.drain_cycle = std::max(w.drain_cycle, result);
   w.pc = next_pc;
@@ -514,10 +519,11 @@ void WarpSm::prepare_next(std::uint32_t slot, std::uint64_t cycle) {
   std::uint64_t ready = cycle + 1;
   bool on_memory = false;
   const auto depend = [&](program::Reg r) {
-    const std::uint64_t at = w.ready_cycle[r];
+    const PendingWrite pending = w.scoreboard[r];
+    const std::uint64_t at = pending.ready_cycle;
     if (at <= cycle + 1) return;
     ready = std::max(ready, at);
-    on_memory = on_memory || w.from_memory[r] != 0;
+    on_memory = on_memory || pending.from_memory != 0;
   };
   for (const program::Reg r : inst.reads) depend(r);
   if (inst.write != program::kNoReg) depend(inst.write);
@@ -720,9 +726,9 @@ void WarpSm::add_phase_counts(std::uint64_t cycle, PhaseSample& sample) const {
     if (state == WarpState::kFree || state == WarpState::kRestoring) continue;
     const Warp& w = warps_[slot];
     // Results still in flight at the start of `cycle`, finished warps included (they drain).
-    for (std::size_t r = 0; r < w.ready_cycle.size(); ++r) {
-      if (w.ready_cycle[r] <= cycle) continue;
-      if (w.from_memory[r] != 0) {
+    for (const PendingWrite& pending : w.scoreboard) {
+      if (pending.ready_cycle <= cycle) continue;
+      if (pending.from_memory != 0) {
         ++sample.loads_in_flight;
       } else {
         ++sample.alu_in_flight;
