@@ -30,8 +30,117 @@ KernelId SmDriver::launch(KernelStatus status) {
   return id;
 }
 
+namespace {
+/// Work items one cascade of hooks may queue before the driver calls it a livelock (a policy assigning
+/// an SM that select_kernel() then leaves empty, over and over). A real cascade queues at most a few
+/// items per SM for each hook it raises, and raises a few hooks per SM: O(N_SM^2) with a small factor.
+std::uint64_t max_deferred_per_cascade(std::uint32_t num_sms) {
+  const std::uint64_t n = std::uint64_t{num_sms} + 1;
+  return 64 * n * n + 65536;
+}
+}  // namespace
+
+template <typename Call>
+void SmDriver::call_hook(const char* name, Call&& call) {
+  if (running_hook_ != nullptr) {
+    throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now())) +
+                             " ns: policy hook " + name + " called while " + running_hook_ + " runs");
+  }
+  running_hook_ = name;
+  std::forward<Call>(call)();
+  running_hook_ = nullptr;
+  apply_deferred();
+}
+
+void SmDriver::defer(const DeferredWork& work) {
+  deferred_.push_back(work);
+  if (running_hook_ == nullptr) apply_deferred();
+}
+
+void SmDriver::apply_deferred() {
+  if (applying_) return;  // the loop below is already working the queue off
+  applying_ = true;
+  const std::uint64_t limit = max_deferred_per_cascade(framework_.num_sms());
+  std::uint64_t done = 0;
+  while (!deferred_.empty()) {
+    if (++done > limit) {
+      throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now())) +
+                               " ns: " + std::to_string(limit) +
+                               " policy actions in one instant without settling (policy " + policy_->name() +
+                               " and the SM driver call each other without end)");
+    }
+    const DeferredWork work = deferred_.front();
+    deferred_.pop_front();
+    do_work(work);
+  }
+  applying_ = false;
+}
+
+void SmDriver::do_work(const DeferredWork& work) {
+  switch (work.kind) {
+    case DeferredWork::Kind::kIssue: {
+      SmStatus& status = framework_.sm(work.sm);
+      if (work.claimed != 0) {
+        framework_.kernel(work.kernel).claimed_tbs -= work.claimed;
+        status.claimed_tbs -= work.claimed;
+      }
+      try_issue(work.sm);
+      // Set up for a kernel but given no thread block (select_kernel chose none): idle again.
+      if (status.state == SmState::kRunning && status.running_tbs == 0 && status.claimed_tbs == 0) {
+        settle_sm(work.sm);
+        if (hooks_.sm_changed) hooks_.sm_changed(work.sm);
+      }
+      return;
+    }
+    case DeferredWork::Kind::kSave:
+      ports_[index(work.sm)]->save_context();
+      return;
+    case DeferredWork::Kind::kSettle:
+      settle_sm(work.sm);
+      if (hooks_.sm_changed) hooks_.sm_changed(work.sm);
+      return;
+    case DeferredWork::Kind::kDeal: {
+      bool any = true;
+      while (any) {
+        any = false;
+        for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) any = issue_one(SmId{s}) || any;
+      }
+      return;
+    }
+  }
+}
+
+void SmDriver::check_action_allowed(const char* action, SmId sm, KernelId kernel) const {
+  if (running_query_ != nullptr) {
+    violation(std::string("policy called ") + action + " from " + running_query_ +
+                  ", which may only read the tables (policy.h)",
+              sm, kernel);
+  }
+}
+
 void SmDriver::admit_waiting() {
-  for (KernelId k : framework_.admit_waiting(now())) policy_->on_kernel_arrival(k, *this);
+  for (KernelId k : framework_.admit_waiting(now())) {
+    call_hook("on_kernel_arrival", [&] { policy_->on_kernel_arrival(k, *this); });
+  }
+}
+
+std::uint32_t SmDriver::claim_for(SmId sm, const KernelStatus& kernel) const {
+  std::uint32_t n = std::min(kernel.unissued_tbs(), kernel.occupancy.tbs_per_sm);
+  const std::uint32_t limit = framework_.sm(sm).limit_for(kernel.id);
+  return limit != 0 ? std::min(n, limit) : n;
+}
+
+bool SmDriver::fits_beside_claim(const SmStatus& status, const KernelStatus& kernel) const {
+  // The SM is empty (it was idle when assigned); its claimed thread blocks are of status.kernel.
+  const KernelStatus& claimant = framework_.kernel(*status.kernel);
+  const bool same = claimant.id == kernel.id;
+  if (!same && gpu_.sm.max_resident_kernels < 2) return false;
+  const std::uint32_t limit = status.limit_for(kernel.id);
+  if (same && limit != 0 && status.claimed_tbs >= limit) return false;
+  SmUsage planned;
+  for (std::uint32_t i = 0; i < status.claimed_tbs; ++i) planned.add(claimant.occupancy.footprint);
+  return planned.admits(gpu_.sm, kernel.occupancy.footprint, kernel.occupancy.shared_memory_config,
+                        claimant.occupancy.shared_memory_config);
 }
 
 bool SmDriver::can_issue(SmId sm, KernelId kernel) const {
@@ -39,6 +148,7 @@ bool SmDriver::can_issue(SmId sm, KernelId kernel) const {
   if (!k.active || !k.has_tbs_to_issue()) return false;
   const SmStatus& status = framework_.sm(sm);
   if (status.state == SmState::kReserved) return false;
+  if (status.claimed_tbs != 0) return fits_beside_claim(status, k);
   const ResidentKernel* resident = status.resident(kernel);
   if (resident == nullptr && status.residents.size() >= gpu_.sm.max_resident_kernels) return false;
   const std::uint32_t limit = status.limit_for(kernel);
@@ -47,21 +157,36 @@ bool SmDriver::can_issue(SmId sm, KernelId kernel) const {
 }
 
 void SmDriver::assign_sm(SmId sm, KernelId kernel) {
-  if (!framework_.kernel(kernel).active) {
-    violation("policy assigned an SM to a kernel not in the active queue", sm, kernel);
-  }
+  check_action_allowed("assign_sm", sm, kernel);
+  KernelStatus& k = framework_.kernel(kernel);
+  if (!k.active) violation("policy assigned an SM to a kernel not in the active queue", sm, kernel);
   SmStatus& status = framework_.sm(sm);
   if (status.state != SmState::kIdle) {
     violation(std::string("policy assigned a ") + to_string(status.state) + " SM", sm, kernel);
   }
   status.state = SmState::kRunning;
   status.kernel = kernel;
-  status.context = framework_.kernel(kernel).process;
-  try_issue(sm);
+  status.context = k.process;
+  // The thread blocks this SM will take, claimed until its issue runs after the hook.
+  const std::uint32_t claim = claim_for(sm, k);
+  k.claimed_tbs += claim;
+  status.claimed_tbs += claim;
   if (hooks_.sm_changed) hooks_.sm_changed(sm);
+  defer({DeferredWork::Kind::kIssue, sm, kernel, claim});
+}
+
+void SmDriver::request_issue(SmId sm) {
+  check_action_allowed("request_issue", sm, framework_.sm(sm).kernel.value_or(KernelId{0}));
+  defer({DeferredWork::Kind::kIssue, sm, KernelId{0}, 0});
+}
+
+void SmDriver::deal_thread_blocks() {
+  check_action_allowed("deal_thread_blocks", SmId{0}, KernelId{0});
+  defer({DeferredWork::Kind::kDeal, SmId{0}, KernelId{0}, 0});
 }
 
 void SmDriver::reserve_sm(SmId sm, KernelId next) {
+  check_action_allowed("reserve_sm", sm, next);
   if (!framework_.kernel(next).active) {
     violation("policy reserved an SM for a kernel not in the active queue", sm, next);
   }
@@ -79,14 +204,14 @@ void SmDriver::reserve_sm(SmId sm, KernelId next) {
   status.state = SmState::kReserved;
   status.next = next;
   if (status.running_tbs == 0) {
-    settle_sm(sm);
+    defer({DeferredWork::Kind::kSettle, sm, next, 0});
   } else {
     for (const ResidentKernel& r : status.residents) ++framework_.kernel(r.kernel).preemptions;
     open_preemption_[index(sm)] = preemptions_.size();
     preemptions_.push_back({sm, status.kernel.value_or(next), preemption_, now(), 0, 0});
     // Context switch: stop the SM and save every resident TB's context (Tanasic 3.2). Draining: stop
     // issuing; the SM is preempted when its resident TBs finish.
-    if (preemption_ == PreemptionMechanism::kContextSwitch) ports_[index(sm)]->save_context();
+    if (preemption_ == PreemptionMechanism::kContextSwitch) defer({DeferredWork::Kind::kSave, sm, next, 0});
   }
   if (hooks_.sm_changed) hooks_.sm_changed(sm);
 }
@@ -121,6 +246,7 @@ void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, 
 }
 
 void SmDriver::set_residency_limit(SmId sm, KernelId kernel, std::uint32_t limit) {
+  check_action_allowed("set_residency_limit", sm, kernel);
   SmStatus& status = framework_.sm(sm);
   for (auto& l : status.limits) {
     if (l.kernel == kernel) {
@@ -131,11 +257,17 @@ void SmDriver::set_residency_limit(SmId sm, KernelId kernel, std::uint32_t limit
   if (limit != 0) status.limits.push_back({kernel, limit});
 }
 
+bool SmDriver::issue_one(SmId sm) {
+  running_query_ = "select_kernel";
+  const std::optional<KernelId> choice = policy_->select_kernel(sm, *this);
+  running_query_ = nullptr;
+  if (!choice || !can_issue(sm, *choice)) return false;
+  issue_tb(sm, *choice);
+  return true;
+}
+
 void SmDriver::try_issue(SmId sm) {
-  while (true) {
-    const std::optional<KernelId> choice = policy_->select_kernel(sm, *this);
-    if (!choice || !can_issue(sm, *choice)) return;
-    issue_tb(sm, *choice);
+  while (issue_one(sm)) {
   }
 }
 
@@ -193,7 +325,9 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
   if (!found) status.residents.push_back({kernel, 1});
 
   ports_[index(sm)]->start_tb(launch);
+  running_query_ = "on_tb_started";
   policy_->on_tb_started(sm, kernel, *this);
+  running_query_ = nullptr;
 }
 
 void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) {
@@ -223,7 +357,7 @@ void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs
 
   KernelStatus& k = framework_.kernel(kernel);
   ++k.completed_tbs;
-  policy_->on_tb_finished(sm, kernel, t - start_ps, *this);
+  call_hook("on_tb_finished", [&] { policy_->on_tb_finished(sm, kernel, t - start_ps, *this); });
   if (k.finished()) finish_kernel(kernel);
   settle_sm(sm);
   if (hooks_.sm_changed) hooks_.sm_changed(sm);
@@ -249,7 +383,7 @@ void SmDriver::finish_kernel(KernelId kernel) {
                                 [&](const ResidencyLimit& l) { return l.kernel == kernel; }),
                  limits.end());
   }
-  policy_->on_kernel_finished(kernel, *this);
+  call_hook("on_kernel_finished", [&] { policy_->on_kernel_finished(kernel, *this); });
   hooks_.kernel_finished(kernel);
   admit_waiting();
 }
@@ -273,14 +407,16 @@ void SmDriver::settle_sm(SmId sm) {
       status.state = SmState::kRunning;
       status.kernel = next;
       status.context = framework_.kernel(*next).process;
-      policy_->on_preemption_done(sm, preempted, *this);
-      try_issue(sm);
+      call_hook("on_preemption_done", [&] { policy_->on_preemption_done(sm, preempted, *this); });
+      // Issue for `next` after the work of the hook's actions (as if they had run inside it); an SM
+      // that then receives nothing goes idle there (do_work).
+      defer({DeferredWork::Kind::kIssue, sm, *next, 0});
     } else {
       // The kernel it was reserved for finished meanwhile: the SM is simply idle.
-      policy_->on_preemption_done(sm, preempted, *this);
-      if (status.state == SmState::kIdle) policy_->on_sm_idle(sm, *this);
-      return;
+      call_hook("on_preemption_done", [&] { policy_->on_preemption_done(sm, preempted, *this); });
+      if (status.state == SmState::kIdle) call_hook("on_sm_idle", [&] { policy_->on_sm_idle(sm, *this); });
     }
+    return;
   } else if (status.state == SmState::kRunning) {
     try_issue(sm);
   }
@@ -291,7 +427,7 @@ void SmDriver::settle_sm(SmId sm) {
     status.state = SmState::kIdle;
     status.kernel.reset();
     status.context.reset();
-    policy_->on_sm_idle(sm, *this);
+    call_hook("on_sm_idle", [&] { policy_->on_sm_idle(sm, *this); });
   }
 }
 
@@ -318,6 +454,15 @@ void SmDriver::check_final_invariants() const {
           << usage.thread_blocks << " TBs, " << usage.registers << " registers, " << usage.shared_memory
           << " B shared memory, " << usage.threads << " threads still held";
       throw InvariantViolation(msg.str());
+    }
+  }
+  if (!deferred_.empty() || running_hook_ != nullptr) {
+    throw InvariantViolation("invariant violated at end of run: policy actions left undone");
+  }
+  for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
+    if (framework_.sm(SmId{s}).claimed_tbs != 0) {
+      throw InvariantViolation("invariant violated at end of run on SM " + std::to_string(s) +
+                               ": thread blocks still claimed by an assignment");
     }
   }
   if (tbs_issued_ != tbs_completed_) {

@@ -6,11 +6,17 @@
 //
 // The driver hands an SM a launch record (TbLaunch); the SM decides how long the thread block runs.
 //
+// Policy actions (policy.h, "Actions"): an action called from a hook writes its decision into the
+// tables at once and queues the driver's work for it (issue, context save, settling a preemption);
+// the queue is worked off, in call order, after the hook returns, and the hooks that work raises are
+// called then, one at a time. So no hook runs inside another and no action runs inside the driver.
+//
 // Invariants checked on every event (violations throw InvariantViolation naming SM, kernel, time):
 // each thread block is issued once (re-issued only after preemption) and completes exactly once;
 // SM resources return to zero when an SM empties.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -89,7 +95,8 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   void assign_sm(SmId sm, KernelId kernel) override;
   void reserve_sm(SmId sm, KernelId next) override;
   void set_residency_limit(SmId sm, KernelId kernel, std::uint32_t limit) override;
-  void request_issue(SmId sm) override { try_issue(sm); }
+  void request_issue(SmId sm) override;
+  void deal_thread_blocks() override;
 
   [[nodiscard]] const SchedulingFramework& framework() const { return framework_; }
   [[nodiscard]] const SchedulingPolicy& policy() const { return *policy_; }
@@ -106,6 +113,36 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
  private:
   enum class TbState : std::uint8_t { kNotIssued, kRunning, kDone, kPreempted };
 
+  /// The driver's work for an action, done after the hook that called it returns.
+  struct DeferredWork {
+    enum class Kind : std::uint8_t {
+      kIssue,   ///< issue thread blocks on `sm` (request_issue, or an assignment claiming `claimed`)
+      kSave,    ///< start the context save of reserved `sm`
+      kSettle,  ///< a reserved `sm` with no thread blocks: complete its preemption
+      kDeal,    ///< deal_thread_blocks()
+    };
+    Kind kind = Kind::kIssue;
+    SmId sm{};
+    KernelId kernel{};          ///< kIssue after an assignment: the kernel the claim is on
+    std::uint32_t claimed = 0;  ///< kIssue after an assignment: thread blocks claimed
+  };
+
+  /// Calls a policy hook; then, unless the driver is already working off its queue, works it off.
+  template <typename Call>
+  void call_hook(const char* name, Call&& call);
+  /// Queues the driver's work for an action; outside a hook, does it at once.
+  void defer(const DeferredWork& work);
+  /// Works off the queue, in order, until it is empty (the work may raise hooks, which queue more).
+  void apply_deferred();
+  void do_work(const DeferredWork& work);
+  /// Rejects an action called from select_kernel() or on_tb_started().
+  void check_action_allowed(const char* action, SmId sm, KernelId kernel) const;
+  /// Thread blocks of `kernel` an empty `sm` takes: its occupancy, its residency limit, what is left.
+  [[nodiscard]] std::uint32_t claim_for(SmId sm, const KernelStatus& kernel) const;
+  /// can_issue() for an SM assigned in the running hook, whose claimed thread blocks are not on it yet.
+  [[nodiscard]] bool fits_beside_claim(const SmStatus& status, const KernelStatus& kernel) const;
+  /// Asks the policy for one thread block on `sm` and issues it; false when it chose none.
+  bool issue_one(SmId sm);
   void try_issue(SmId sm);
   void issue_tb(SmId sm, KernelId kernel);
   void admit_waiting();
@@ -130,6 +167,10 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   static constexpr std::size_t kNoRecord = static_cast<std::size_t>(-1);
   std::vector<PreemptionRecord> preemptions_;
   std::vector<std::size_t> open_preemption_;  ///< per SM: index into preemptions_ or kNoRecord
+  std::deque<DeferredWork> deferred_;         ///< the driver's work for actions, in call order
+  const char* running_hook_ = nullptr;        ///< the policy hook now running, if any
+  const char* running_query_ = nullptr;       ///< select_kernel / on_tb_started now running, if any
+  bool applying_ = false;                     ///< apply_deferred() is working off the queue
 };
 
 }  // namespace gpumux

@@ -47,8 +47,16 @@ struct KernelStatus {
   Occupancy occupancy;                  ///< alone on one SM
   bool active = false;                  ///< holds a KSRT entry
   std::uint32_t ksrt_slot = 0;          ///< its KSRT entry while active (0 .. capacity-1)
+  /// Thread blocks promised to SMs the policy assigned to this kernel in the hook now running: the
+  /// SM driver issues them when the hook returns (policy.h, "Actions"). Counted off unissued_tbs() so
+  /// that a policy handing out several SMs in one hook sees what the earlier ones will take.
+  std::uint32_t claimed_tbs = 0;
 
-  [[nodiscard]] bool has_tbs_to_issue() const { return next_tb < total_tbs || !preempted_tbs.empty(); }
+  /// Thread blocks not yet issued (new ones and the PTBQ's) and not claimed by a pending issue.
+  [[nodiscard]] std::uint32_t unissued_tbs() const {
+    return (total_tbs - next_tb) + static_cast<std::uint32_t>(preempted_tbs.size()) - claimed_tbs;
+  }
+  [[nodiscard]] bool has_tbs_to_issue() const { return unissued_tbs() != 0; }
   [[nodiscard]] bool finished() const { return completed_tbs == total_tbs; }
   [[nodiscard]] std::uint32_t remaining_tbs() const { return total_tbs - completed_tbs; }
 };
@@ -83,6 +91,9 @@ struct SmStatus {
   std::optional<ProcessId> context;
   std::optional<KernelId> next;  ///< when reserved: kernel to set up after preemption
   std::uint32_t running_tbs = 0;
+  /// Thread blocks of `kernel` the SM driver will issue here when the hook now running returns (the
+  /// SM was assigned in it; KernelStatus::claimed_tbs counts them too). 0 outside hooks.
+  std::uint32_t claimed_tbs = 0;
   std::vector<ResidentKernel> residents;  ///< kernels with TBs on the SM (several may share it)
   std::vector<ResidencyLimit> limits;     ///< policy-set residency limits (absent = resources only)
 

@@ -170,7 +170,7 @@ void DssPolicy::on_sm_idle(SmId sm, EngineControl& control) {
   ensure_model(control);
   // After a preemption whose `next` kernel finished meanwhile, the engine reports the SM idle once
   // more; the model made it idle (and searched) on preempt_done already.
-  if (!running_ && pending_.empty() && model_->sm(index(sm)).state == Ref::SmState::kIdle) return;
+  if (model_->sm(index(sm)).state == Ref::SmState::kIdle) return;
   push(Ref::Inputs::sm_idle(index(sm)));
   run(control);
 }
@@ -201,15 +201,6 @@ void DssPolicy::on_preemption_done(SmId sm, KernelId /*preempted*/, EngineContro
 
 void DssPolicy::run(EngineControl& control) {
   sync_has_tbs(control);
-  if (running_) return;  // re-entered from an action: the outer loop feeds the queue
-  running_ = true;
-  struct Reset {
-    bool& flag;
-    Reset(const Reset&) = delete;
-    Reset& operator=(const Reset&) = delete;
-    ~Reset() { flag = false; }
-  } reset{running_};
-
   std::uint64_t cycles = 0;
   while (!pending_.empty() || model_->busy()) {
     if (++cycles > kMaxCyclesPerBatch) violation("DSS search did not stop", 0, std::nullopt, control);
@@ -254,8 +245,9 @@ void DssPolicy::apply(const Ref::Outputs& out, EngineControl& control) {
     const KernelId k = kernel_of_slot(out.assign.slot, control);
     const SmId sm{out.assign.sm};
     control.assign_sm(sm, k);
-    if (control.sm(sm).state == SmState::kRunning && control.sm(sm).running_tbs == 0) {
-      violation("DSS assigned an SM that received no thread block", out.assign.sm, k, control);
+    // The driver issues after this hook; the thread blocks the SM will take are claimed now.
+    if (control.sm(sm).state == SmState::kRunning && control.sm(sm).claimed_tbs == 0) {
+      violation("DSS assigned an SM that will receive no thread block", out.assign.sm, k, control);
     }
   }
   if (out.reserve.valid) {

@@ -95,8 +95,8 @@ class DssPolicy final : public SchedulingPolicy {
   void push(const DssReference::Inputs& in, KernelId kernel = KernelId{0});
   /// Queues has_tbs events for mapped slots whose bit changed in the engine.
   void sync_has_tbs(const EngineControl& control);
-  /// Clocks the model until the queue is empty and the search stopped, applying its outputs;
-  /// re-entrant hooks (an action can settle an SM at once) only queue their events.
+  /// Clocks the model until the queue is empty and the search stopped, applying its outputs (the
+  /// driver carries them out after the hook returns, policy.h: no hook re-enters this one).
   void run(EngineControl& control);
   void apply(const DssReference::Outputs& out, EngineControl& control);
   void check_agreement(const EngineControl& control) const;
@@ -110,7 +110,6 @@ class DssPolicy final : public SchedulingPolicy {
   std::unique_ptr<DssImplementation> implementation_;  ///< co-simulation only
   EqualShareTokens shares_;
   std::deque<Pending> pending_;
-  bool running_ = false;
   std::vector<std::optional<KernelId>> slot_kernel_;    ///< KSRT slot -> kernel, as the model knows it
   std::vector<std::optional<KernelId>> queued_kernel_;  ///< the same, counting queued events
   std::vector<bool> queued_has_tbs_;                    ///< has_tbs per slot, counting queued events

@@ -14,6 +14,9 @@ bool FcfsPolicy::context_allows(KernelId kernel, const EngineControl& control) c
   const ProcessId process = control.kernel(kernel).process;
   for (std::uint32_t s = 0; s < control.num_sms(); ++s) {
     const SmStatus& sm = control.sm(SmId{s});
+    // The SM's context (set when it is set up for a kernel, before its thread blocks are issued),
+    // then the kernels on it.
+    if (sm.state != SmState::kIdle && sm.context && *sm.context != process) return false;
     for (const ResidentKernel& r : sm.residents) {
       if (control.kernel(r.kernel).process != process) return false;
     }

@@ -133,27 +133,12 @@ std::optional<KernelId> LeakyBucketPolicy::head(const EngineControl& control) {
 }
 
 std::optional<KernelId> LeakyBucketPolicy::select_kernel(SmId sm, const EngineControl& control) {
-  if (budget_ && *budget_ == 0) return std::nullopt;
   const std::optional<KernelId> k = head(control);
   // Strict interleave order: when the next thread block does not fit here, this SM waits.
   if (!k || !control.can_issue(sm, *k)) return std::nullopt;
   // The SM driver issues what select_kernel returns when can_issue holds: the slot is used.
   pending_.reset();
-  if (budget_) --*budget_;
   return k;
-}
-
-void LeakyBucketPolicy::deal(EngineControl& control) {
-  bool any = true;
-  while (any) {
-    any = false;
-    for (std::uint32_t s = 0; s < control.num_sms(); ++s) {
-      budget_ = 1;
-      control.request_issue(SmId{s});
-      if (*budget_ == 0) any = true;
-    }
-  }
-  budget_.reset();
 }
 
 void LeakyBucketPolicy::on_kernel_arrival(KernelId kernel, EngineControl& control) {
@@ -165,7 +150,7 @@ void LeakyBucketPolicy::on_kernel_arrival(KernelId kernel, EngineControl& contro
   }
   buckets_[slot].kernel = kernel;
   reconfigure(control);
-  deal(control);
+  control.deal_thread_blocks();  // one TB per SM per round, so the grant order spreads over the SMs
 }
 
 void LeakyBucketPolicy::on_sm_idle(SmId sm, EngineControl& control) {

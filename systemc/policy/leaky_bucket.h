@@ -67,8 +67,6 @@ class LeakyBucketPolicy final : public SchedulingPolicy {
   void reconfigure(const EngineControl& control);
   /// The kernel of the next thread block in the interleave order (clocks the model as needed).
   std::optional<KernelId> head(const EngineControl& control);
-  /// Deals thread blocks out one per SM per round while any SM takes one.
-  void deal(EngineControl& control);
   [[nodiscard]] std::uint32_t share_of(KernelId kernel, const EngineControl& control) const;
   [[nodiscard]] double mean_tb_ps(KernelId kernel, const EngineControl& control) const;
 
@@ -77,8 +75,7 @@ class LeakyBucketPolicy final : public SchedulingPolicy {
   std::unique_ptr<LeakyBucketReference> model_;
   std::vector<Bucket> buckets_;  ///< per KSRT entry
   std::optional<KernelId> pending_;
-  std::optional<std::uint32_t> budget_;  ///< thread blocks the SM being dealt to may still take
-  std::vector<Duration> durations_;      ///< per KernelId
+  std::vector<Duration> durations_;  ///< per KernelId
   std::uint64_t cycles_ = 0;
 };
 

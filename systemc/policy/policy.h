@@ -7,14 +7,25 @@
 // against the Verilated RTL.
 //
 // Contract:
-//  - Hooks are called by the execution engine at the simulated time of the event (control.now()).
-//  - Actions take effect immediately on the tables; TB issue they cause is scheduled by the engine.
+//  - Hooks are called by the execution engine at the simulated time of the event (control.now()),
+//    one at a time: a hook is never called while another is running.
+//  - Actions: a policy's decision is written into the tables at once (an assigned SM reads kRunning
+//    for its kernel, a reserved one kReserved with its `next`, a residency limit is in the SMST), so
+//    the rest of the hook sees it. The SM driver's mechanism for it (issuing thread blocks, starting
+//    a context save, completing a preemption) runs after the hook returns, in the order the actions
+//    were called, and so do the hooks that mechanism raises: the driver and the policy never call
+//    each other recursively. While a hook runs, the thread blocks an assigned SM will take are
+//    claimed (KernelStatus::claimed_tbs, SmStatus::claimed_tbs): has_tbs_to_issue() and can_issue()
+//    already count them off, so a policy handing out several SMs in one hook sees what each takes.
+//    Actions called outside a hook are carried out at once.
 //  - select_kernel() is asked, repeatedly, which kernel the next thread block on an SM with free
 //    resources comes from; returning nullopt stops issuing on that SM for now. It must not call
 //    actions. It may return a kernel other than the one the SM is set up for (kernels sharing an SM,
-//    Pai 5.2): the driver issues it whenever can_issue() allows.
+//    Pai 5.2): the driver issues it whenever can_issue() allows. on_tb_started() must not call
+//    actions either; the driver rejects an action called from either (InvariantViolation).
 //  - on_sm_idle() reports an SM that became idle; SMs idle when the run starts get no call, so a
-//    policy hands them out from on_kernel_arrival().
+//    policy hands them out from on_kernel_arrival(). An SM assigned in a hook that then receives no
+//    thread block (select_kernel() chose nothing) is made idle again and reported.
 
 #include <cstdint>
 #include <memory>
@@ -75,8 +86,12 @@ class EngineControl {
   /// Limit how many TBs of `kernel` may be resident on `sm` (0 = resources only). Lowering it
   /// never evicts a running TB; it takes effect as TBs finish.
   virtual void set_residency_limit(SmId sm, KernelId kernel, std::uint32_t limit) = 0;
-  /// Ask the SM driver to issue thread blocks on `sm` now (it consults select_kernel()).
+  /// Ask the SM driver to issue thread blocks on `sm` (it consults select_kernel()).
   virtual void request_issue(SmId sm) = 0;
+  /// Ask the SM driver to deal thread blocks out: in rounds over the SMs in index order, at most one
+  /// thread block per SM per round (select_kernel() asked once), until a round issues none. An
+  /// interleaver (Liang 4.2's leaky bucket) uses it to spread a grant sequence across the GPU.
+  virtual void deal_thread_blocks() = 0;
 };
 
 class SchedulingPolicy {

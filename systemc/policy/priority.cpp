@@ -31,10 +31,6 @@ std::optional<KernelId> PriorityPolicy::best(const EngineControl& control, Want 
   return chosen;
 }
 
-std::uint32_t PriorityPolicy::unissued(const KernelStatus& k) {
-  return (k.total_tbs - k.next_tb) + static_cast<std::uint32_t>(k.preempted_tbs.size());
-}
-
 std::uint32_t PriorityPolicy::sms_held(KernelId kernel, const EngineControl& control) {
   std::uint32_t held = 0;
   for (std::uint32_t s = 0; s < control.num_sms(); ++s) {
@@ -71,7 +67,7 @@ void PriorityPolicy::preempt_for_higher_priority(EngineControl& control) {
       if (!k.has_tbs_to_issue()) return false;
       if (mode_ == Mode::kPreemptiveExclusive) return true;
       const std::uint32_t per_sm = std::max(1U, k.occupancy.tbs_per_sm);
-      const std::uint32_t wanted = std::min(control.num_sms(), (unissued(k) + per_sm - 1) / per_sm);
+      const std::uint32_t wanted = std::min(control.num_sms(), (k.unissued_tbs() + per_sm - 1) / per_sm);
       return sms_held(k.id, control) < wanted;
     });
     if (!high) return;

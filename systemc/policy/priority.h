@@ -37,8 +37,6 @@ class PriorityPolicy final : public SchedulingPolicy {
   /// Highest-priority active kernel satisfying `want` (ties: admission order).
   template <typename Want>
   [[nodiscard]] static std::optional<KernelId> best(const EngineControl& control, Want want);
-  /// Thread blocks not yet issued, including preempted ones waiting in the PTBQ.
-  [[nodiscard]] static std::uint32_t unissued(const KernelStatus& k);
   /// SMs running `kernel` or reserved for it.
   [[nodiscard]] static std::uint32_t sms_held(KernelId kernel, const EngineControl& control);
   void rebalance(EngineControl& control);

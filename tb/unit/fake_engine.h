@@ -69,6 +69,11 @@ class DriverTest : public ::testing::Test {
  protected:
   void make(const std::string& policy, std::uint32_t sms = 2,
             PreemptionMechanism mechanism = PreemptionMechanism::kDrain, const PolicyOptions& options = {}) {
+    make_with(create_policy(policy, options), sms, mechanism);
+  }
+  /// make() with a policy object (a test's own scripted policy).
+  void make_with(std::unique_ptr<SchedulingPolicy> policy, std::uint32_t sms = 2,
+                 PreemptionMechanism mechanism = PreemptionMechanism::kDrain) {
     gpu_ = test::k20c();
     gpu_.num_sms = sms;
     gpu_.active_kernels = std::max(sms, 4U);
@@ -76,7 +81,7 @@ class DriverTest : public ::testing::Test {
     hooks.now = [this] { return now_; };
     hooks.kernel_finished = [this](KernelId k) { finished_.push_back(k); };
     hooks.process_names = {"p0", "p1"};
-    driver_ = std::make_unique<SmDriver>(gpu_, create_policy(policy, options), hooks);
+    driver_ = std::make_unique<SmDriver>(gpu_, std::move(policy), hooks);
     driver_->set_preemption(mechanism);
     fakes_.clear();
     for (std::uint32_t s = 0; s < sms; ++s) fakes_.push_back(std::make_unique<FakeSm>(gpu_.sm));
