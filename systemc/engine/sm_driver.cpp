@@ -40,6 +40,15 @@ std::uint64_t max_deferred_per_cascade(std::uint32_t num_sms) {
 }
 }  // namespace
 
+bool SmDriver::issue_one(SmId sm) {
+  running_query_ = "select_kernel";
+  const std::optional<KernelId> choice = policy_->select_kernel(sm, *this);
+  running_query_ = nullptr;
+  if (!choice || !can_issue(sm, *choice)) return false;
+  issue_tb(sm, *choice);
+  return true;
+}
+
 template <typename Call>
 void SmDriver::call_hook(const char* name, Call&& call) {
   if (running_hook_ != nullptr) {
@@ -58,7 +67,8 @@ void SmDriver::defer(const DeferredWork& work) {
 }
 
 void SmDriver::apply_deferred() {
-  if (applying_) return;  // the loop below is already working the queue off
+  // Nothing queued (most hooks), or the loop below is already working the queue off.
+  if (deferred_.empty() || applying_) return;
   applying_ = true;
   const std::uint64_t limit = max_deferred_per_cascade(framework_.num_sms());
   std::uint64_t done = 0;
@@ -147,8 +157,10 @@ bool SmDriver::can_issue(SmId sm, KernelId kernel) const {
   const KernelStatus& k = framework_.kernel(kernel);
   if (!k.active || !k.has_tbs_to_issue()) return false;
   const SmStatus& status = framework_.sm(sm);
-  if (status.state == SmState::kReserved) return false;
-  if (status.claimed_tbs != 0) return fits_beside_claim(status, k);
+  if (status.state != SmState::kRunning || status.claimed_tbs != 0) {  // rare on the issue path
+    if (status.state == SmState::kReserved) return false;
+    if (status.claimed_tbs != 0) return fits_beside_claim(status, k);  // assigned in the running hook
+  }
   const ResidentKernel* resident = status.resident(kernel);
   if (resident == nullptr && status.residents.size() >= gpu_.sm.max_resident_kernels) return false;
   const std::uint32_t limit = status.limit_for(kernel);
@@ -255,15 +267,6 @@ void SmDriver::set_residency_limit(SmId sm, KernelId kernel, std::uint32_t limit
     }
   }
   if (limit != 0) status.limits.push_back({kernel, limit});
-}
-
-bool SmDriver::issue_one(SmId sm) {
-  running_query_ = "select_kernel";
-  const std::optional<KernelId> choice = policy_->select_kernel(sm, *this);
-  running_query_ = nullptr;
-  if (!choice || !can_issue(sm, *choice)) return false;
-  issue_tb(sm, *choice);
-  return true;
 }
 
 void SmDriver::try_issue(SmId sm) {

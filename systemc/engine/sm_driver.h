@@ -140,9 +140,12 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   /// Thread blocks of `kernel` an empty `sm` takes: its occupancy, its residency limit, what is left.
   [[nodiscard]] std::uint32_t claim_for(SmId sm, const KernelStatus& kernel) const;
   /// can_issue() for an SM assigned in the running hook, whose claimed thread blocks are not on it yet.
-  [[nodiscard]] bool fits_beside_claim(const SmStatus& status, const KernelStatus& kernel) const;
+  /// Out of line: can_issue() runs on every issue attempt and takes this branch only inside hooks.
+  [[nodiscard, gnu::noinline]] bool fits_beside_claim(const SmStatus& status,
+                                                      const KernelStatus& kernel) const;
   /// Asks the policy for one thread block on `sm` and issues it; false when it chose none.
-  bool issue_one(SmId sm);
+  /// Inlined: try_issue() runs it on every thread-block issue.
+  [[gnu::always_inline]] inline bool issue_one(SmId sm);
   void try_issue(SmId sm);
   void issue_tb(SmId sm, KernelId kernel);
   void admit_waiting();

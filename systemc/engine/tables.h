@@ -56,7 +56,11 @@ struct KernelStatus {
   [[nodiscard]] std::uint32_t unissued_tbs() const {
     return (total_tbs - next_tb) + static_cast<std::uint32_t>(preempted_tbs.size()) - claimed_tbs;
   }
-  [[nodiscard]] bool has_tbs_to_issue() const { return unissued_tbs() != 0; }
+  [[nodiscard]] bool has_tbs_to_issue() const {
+    // On every thread-block issue and completion: the common case (no claim) without the PTBQ's size.
+    if (claimed_tbs == 0) return next_tb < total_tbs || !preempted_tbs.empty();
+    return unissued_tbs() != 0;
+  }
   [[nodiscard]] bool finished() const { return completed_tbs == total_tbs; }
   [[nodiscard]] std::uint32_t remaining_tbs() const { return total_tbs - completed_tbs; }
 };
