@@ -111,10 +111,17 @@ nlohmann::json isolated_process_document(const Workload& workload, const Process
     for (const CommandSpec& c : s.commands) commands.push_back(command_document(c));
     streams.push_back(std::move(commands));
   }
-  return {{"tb_duration", workload.tb_duration == TbDurationMode::kFixed ? "fixed" : "profile"},
-          {"tb_rsd_percent", workload.tb_rsd_percent ? nlohmann::json(*workload.tb_rsd_percent) : nullptr},
-          {"repeat", process.repeat},
-          {"streams", std::move(streams)}};
+  nlohmann::json doc = {
+      {"tb_duration", workload.tb_duration == TbDurationMode::kFixed ? "fixed" : "profile"},
+      {"tb_rsd_percent", workload.tb_rsd_percent ? nlohmann::json(*workload.tb_rsd_percent) : nullptr},
+      {"repeat", process.repeat},
+      {"streams", std::move(streams)}};
+  // Only when not the default, so documents (and the hashes in stats.json) of workloads written
+  // before the key existed stay what they were.
+  if (workload.kernel_launch != KernelLaunchMode::kSynchronous) {
+    doc["kernel_launch"] = to_string(workload.kernel_launch);
+  }
+  return doc;
 }
 
 nlohmann::json workload_document(const Workload& workload) {

@@ -132,9 +132,20 @@ std::string meant_for_note(const Workload& w, const GpuConfig& gpu) {
 
 CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, const GpuConfig& gpu,
                          const std::string& note) {
-  const YamlMap m(node, {"cpu", "h2d", "d2h", "kernel"});
-  if (m.entries().size() != 1) node.fail("a command is a map with exactly one key: cpu, h2d, d2h or kernel");
+  const YamlMap m(node, {"cpu", "h2d", "d2h", "kernel", "sync"});
+  if (m.entries().size() != 1) {
+    node.fail("a command is a map with exactly one key: cpu, h2d, d2h, kernel or sync");
+  }
   const auto& [kind, value] = m.entries().front();
+  if (kind == "sync") {
+    // sync: {} (cudaStreamSynchronize): no fields.
+    if (!value.is_map()) value.fail("expected sync: {} (no fields), got " + value.describe());
+    [[maybe_unused]] const YamlMap no_fields(value, {});  // rejects any key
+    CommandSpec cmd;
+    cmd.kind = CommandKind::kSync;
+    cmd.where = node.where();
+    return cmd;
+  }
   if (!value.is_map()) {
     const char* form = kind == "cpu"      ? "{ns|us|ms: time}"
                        : kind == "kernel" ? "{name: kernel, ...}"
@@ -230,6 +241,8 @@ double alone_time_ps(const CommandSpec& cmd, const GpuConfig& gpu) {
   switch (cmd.kind) {
     case CommandKind::kCpu:
       return static_cast<double>(cmd.cpu_ps);
+    case CommandKind::kSync:
+      return 0;
     case CommandKind::kHostToDevice:
     case CommandKind::kDeviceToHost: {
       const double bytes_per_ps =
@@ -289,7 +302,7 @@ void check_time_horizon(const Workload& w, const GpuConfig& gpu) {
 Workload load_workload(const std::string& path, const GpuConfig& gpu) {
   const YamlNode root = config::load_yaml_file(path);
   const YamlMap m(root, {"name", "gpus", "kernel_libraries", "replay", "replay_limit", "tb_duration",
-                         "tb_rsd_percent", "processes"});
+                         "tb_rsd_percent", "kernel_launch", "processes"});
   Workload w;
   w.source_file = path;
   // The name becomes the default output folder (out/<name>/), so it must be one path component.
@@ -314,6 +327,9 @@ Workload load_workload(const std::string& path, const GpuConfig& gpu) {
   w.replay_limit = m.optional_u32_in("replay_limit", w.replay_limit, 1, kMaxRepeat, "runs");
   w.tb_duration = read_choice(m, "tb_duration", TbDurationMode::kProfile,
                               {{"profile", TbDurationMode::kProfile}, {"fixed", TbDurationMode::kFixed}});
+  w.kernel_launch = read_choice(
+      m, "kernel_launch", KernelLaunchMode::kSynchronous,
+      {{"synchronous", KernelLaunchMode::kSynchronous}, {"asynchronous", KernelLaunchMode::kAsynchronous}});
 
   // Library paths are relative to the workload file, so a workload works from any current directory.
   KernelResolver kernels;

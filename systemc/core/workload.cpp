@@ -14,8 +14,14 @@ const char* to_string(CommandKind kind) {
       return "d2h";
     case CommandKind::kKernel:
       return "kernel";
+    case CommandKind::kSync:
+      return "sync";
   }
   return "?";
+}
+
+const char* to_string(KernelLaunchMode mode) {
+  return mode == KernelLaunchMode::kAsynchronous ? "asynchronous" : "synchronous";
 }
 
 void override_tb_rsd(Workload& workload, double rsd_percent) {

@@ -13,7 +13,9 @@
 
 namespace gpumux {
 
-enum class CommandKind : std::uint8_t { kCpu, kHostToDevice, kDeviceToHost, kKernel };
+/// kSync: the host waits until every command its stream submitted has completed
+/// (cudaStreamSynchronize); only meaningful with asynchronous kernel launches.
+enum class CommandKind : std::uint8_t { kCpu, kHostToDevice, kDeviceToHost, kKernel, kSync };
 
 const char* to_string(CommandKind kind);
 
@@ -45,6 +47,18 @@ struct ProcessSpec {
 /// until every process has completed `repeat` runs (Tanasic 4.1); in-flight runs then finish.
 enum class ReplayMode : std::uint8_t { kFixed, kUntilAllDone };
 
+/// How the host submits kernel launches (workload key `kernel_launch`).
+///  - kSynchronous: a stream waits for each kernel command (all its launches) to complete before it
+///    moves on, as if every launch were followed by a synchronisation.
+///  - kAsynchronous: as CUDA launches kernels (Tanasic 2.1: commands are sent to the GPU "as soon as
+///    possible"): the stream moves on once the launch is in a hardware queue (blocking only while that
+///    queue is full). Copies stay synchronous (cudaMemcpy: the host waits for the copy, which its
+///    queue runs after the stream's earlier kernels), a `sync` step waits for everything the stream
+///    submitted, and a stream's end waits for its last commands.
+enum class KernelLaunchMode : std::uint8_t { kSynchronous, kAsynchronous };
+
+const char* to_string(KernelLaunchMode mode);
+
 /// Which TB-duration model the SMs use.
 enum class TbDurationMode : std::uint8_t {
   kProfile,  ///< seeded lognormal draw with the kernel's mean and %RSD
@@ -61,6 +75,7 @@ struct Workload {
   /// policy starves a process (e.g. exclusive priority) while the others keep replaying.
   std::uint32_t replay_limit = 100;
   TbDurationMode tb_duration = TbDurationMode::kProfile;
+  KernelLaunchMode kernel_launch = KernelLaunchMode::kSynchronous;
   /// Set by `tb_rsd_percent`: every kernel's thread-block times use this %RSD instead of its
   /// profile's (a sensitivity study of thread-block time spread, without editing kernel libraries).
   std::optional<double> tb_rsd_percent;

@@ -10,6 +10,9 @@ ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuC
   hooks.now = [] { return sc_core::sc_time_stamp().value(); };
   hooks.kernel_finished = [this](KernelId k) { kernel_finished(k); };
   hooks.progress = std::move(progress);
+  hooks.buffer_freed = [this] {
+    if (room_) room_();
+  };
   for (const auto& p : workload.processes) hooks.process_names.push_back(p.name);
   driver_ = std::make_unique<SmDriver>(gpu, std::move(policy), std::move(hooks));
 }
@@ -17,6 +20,10 @@ ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuC
 void ExecutionEngine::attach_sms(const std::vector<SmModule*>& sms) {
   sms_ = sms;
   driver_->attach_sms(std::vector<SmPort*>(sms.begin(), sms.end()));
+}
+
+bool ExecutionEngine::can_accept(const GpuCommand& command) const {
+  return driver_->can_launch(command.process);
 }
 
 void ExecutionEngine::accept(const GpuCommand& command) {

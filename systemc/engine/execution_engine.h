@@ -25,6 +25,9 @@ class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
                   std::unique_ptr<SchedulingPolicy> policy, CommandCompletionListener& listener,
                   std::function<void()> progress);
 
+  /// A launch fits when its context's command buffer is empty (Tanasic 3.3).
+  [[nodiscard]] bool can_accept(const GpuCommand& command) const override;
+  void set_room_listener(const std::function<void()>& listener) override { room_ = listener; }
   void accept(const GpuCommand& command) override;
 
   [[nodiscard]] SmDriver& driver() { return *driver_; }
@@ -45,6 +48,7 @@ class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
   CommandCompletionListener& listener_;
   std::unique_ptr<SmDriver> driver_;
   std::vector<SmModule*> sms_;
+  std::function<void()> room_;                 ///< the dispatcher's rescan
   std::vector<GpuCommand> command_of_kernel_;  ///< indexed by KernelId (launch order)
   std::vector<int> traced_state_;
   std::vector<int> traced_kernel_;

@@ -1,10 +1,15 @@
 #pragma once
-// The scheduling framework's storage (Tanasic 3.3, Fig. 4): the execution queue of kernels waiting
-// for a KSRT entry, the active queue / KSRT of at most `active_capacity` kernels, and the SMST.
-// Plain C++; the SM driver implements the mechanisms on top of it.
+// The scheduling framework's storage (Tanasic 3.3, Fig. 4): one command buffer per GPU context, each
+// holding at most one kernel launch that waits for a KSRT entry; the active queue / KSRT of at most
+// `active_capacity` kernels; and the SMST. "Command Buffers receive the commands from the command
+// dispatcher and separate the execution commands from different contexts. Each command buffer can
+// store one command. ... When there are free entries in the active queue, the scheduling policy can
+// read a command (kernel launch) from one of the command buffers and allocate an entry in the KSRT."
+// Plain C++; the SM driver implements the mechanisms on top of it and asks the policy which buffer
+// to admit (SchedulingPolicy::select_admission).
 
 #include <cstdint>
-#include <deque>
+#include <optional>
 #include <vector>
 
 #include "engine/tables.h"
@@ -15,10 +20,17 @@ class SchedulingFramework {
  public:
   SchedulingFramework(std::uint32_t num_sms, std::uint32_t active_capacity);
 
-  /// Registers a new kernel launch (in the execution queue) and returns its id.
+  /// True when the command buffer of `process` is empty, i.e. it can take a launch.
+  [[nodiscard]] bool buffer_free(ProcessId process) const;
+  /// Registers a new kernel launch in its context's command buffer and returns its id. Throws
+  /// InvariantViolation when that buffer is occupied (the dispatcher checks buffer_free() first).
   KernelId add_kernel(KernelStatus status);
-  /// Moves waiting kernels into the active queue while it has room; returns those admitted.
-  std::vector<KernelId> admit_waiting(TimePs now);
+  /// The kernels in the command buffers, in context order; empty when none waits.
+  [[nodiscard]] std::vector<KernelId> buffered() const;
+  /// True when the active queue has a free entry and some command buffer holds a launch.
+  [[nodiscard]] bool can_admit() const { return buffered_count_ != 0 && active_.size() < active_capacity_; }
+  /// Moves `kernel` from its command buffer into the active queue (the lowest free KSRT entry).
+  void admit(KernelId kernel, TimePs now);
   /// Frees the KSRT entry of a finished kernel.
   void retire(KernelId kernel);
 
@@ -26,15 +38,17 @@ class SchedulingFramework {
   [[nodiscard]] const KernelStatus& kernel(KernelId id) const { return kernels_[index(id)]; }
   [[nodiscard]] const std::vector<KernelStatus>& all_kernels() const { return kernels_; }
   [[nodiscard]] const std::vector<KernelId>& active_queue() const { return active_; }
-  [[nodiscard]] std::size_t waiting() const { return execution_queue_.size(); }
+  /// Launches waiting in command buffers.
+  [[nodiscard]] std::size_t waiting() const { return buffered_count_; }
   [[nodiscard]] SmStatus& sm(SmId id) { return smst_[index(id)]; }
   [[nodiscard]] const SmStatus& sm(SmId id) const { return smst_[index(id)]; }
   [[nodiscard]] std::uint32_t num_sms() const { return static_cast<std::uint32_t>(smst_.size()); }
   [[nodiscard]] std::uint32_t active_capacity() const { return active_capacity_; }
 
  private:
-  std::vector<KernelStatus> kernels_;  ///< every launch of the run, indexed by KernelId
-  std::deque<KernelId> execution_queue_;
+  std::vector<KernelStatus> kernels_;                    ///< every launch of the run, indexed by KernelId
+  std::vector<std::optional<KernelId>> command_buffer_;  ///< per context (process index)
+  std::size_t buffered_count_ = 0;
   std::vector<KernelId> active_;  ///< active queue (admission order)
   std::vector<bool> slot_used_;   ///< KSRT entries in use
   std::vector<SmStatus> smst_;

@@ -129,7 +129,23 @@ void SmDriver::check_action_allowed(const char* action, SmId sm, KernelId kernel
 }
 
 void SmDriver::admit_waiting() {
-  for (KernelId k : framework_.admit_waiting(now())) {
+  // While the active queue has room, the policy reads one command buffer at a time (Tanasic 3.3);
+  // the admitted kernels' arrival hooks run afterwards, in admission order.
+  std::vector<KernelId> admitted;
+  while (framework_.can_admit()) {
+    const std::vector<KernelId> waiting = framework_.buffered();
+    running_query_ = "select_admission";
+    const KernelId choice = policy_->select_admission(waiting, *this);
+    running_query_ = nullptr;
+    if (std::find(waiting.begin(), waiting.end(), choice) == waiting.end()) {
+      violation("policy " + policy_->name() + " admitted a kernel that is in no command buffer", SmId{0},
+                choice);
+    }
+    framework_.admit(choice, now());
+    admitted.push_back(choice);
+  }
+  if (!admitted.empty() && hooks_.buffer_freed) hooks_.buffer_freed();
+  for (KernelId k : admitted) {
     call_hook("on_kernel_arrival", [&] { policy_->on_kernel_arrival(k, *this); });
   }
 }

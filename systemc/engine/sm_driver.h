@@ -55,6 +55,9 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
     std::vector<std::string> process_names;         ///< for messages
     std::function<void(SmId)> sm_changed;           ///< optional: SMST entry changed (VCD)
     std::function<void()> progress;                 ///< optional: every 65536 completed TBs
+    /// optional: a command buffer was emptied (its launch entered the active queue), so the command
+    /// dispatcher may issue the next launch of that context
+    std::function<void()> buffer_freed;
   };
 
   SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy, Hooks hooks);
@@ -64,7 +67,10 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   void set_trace_sink(TbTraceSink* sink) { trace_ = sink; }
   void set_sm_changed(std::function<void(SmId)> callback) { hooks_.sm_changed = std::move(callback); }
 
-  /// A kernel launch reached the execution engine.
+  /// True when the command buffer of `process` can take a launch (Tanasic 3.3: one command each).
+  [[nodiscard]] bool can_launch(ProcessId process) const { return framework_.buffer_free(process); }
+  /// A kernel launch reached the execution engine: it enters its context's command buffer, which
+  /// must be free (can_launch()), and the active queue when the policy admits it.
   KernelId launch(KernelStatus status);
 
   // TbCompletionListener

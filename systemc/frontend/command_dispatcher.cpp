@@ -15,12 +15,16 @@ CommandDispatcher::CommandDispatcher(const sc_core::sc_module_name& name, Comman
       host_(host),
       enabled_(queues.count(), true) {
   spawn_method("dispatch", queues_.pushed_event(), rescan_, [this] { dispatch(); });
+  execution_.set_room_listener([this] { rescan_.notify(sc_core::SC_ZERO_TIME); });
 }
 
 void CommandDispatcher::dispatch() {
   const TimePs now = sc_core::sc_time_stamp().value();
   for (std::uint32_t q = 0; q < queues_.count(); ++q) {
     if (!enabled_[q] || queues_.empty(q)) continue;
+    // A kernel launch waits at the head of its queue while its context's command buffer is full
+    // (Tanasic 3.3); the execution engine reports when one empties.
+    if (queues_.head(q).kind == CommandKind::kKernel && !execution_.can_accept(queues_.head(q))) continue;
     GpuCommand command = queues_.pop(q);
     command.issued_ps = now;
     enabled_[q] = false;
@@ -35,7 +39,8 @@ void CommandDispatcher::dispatch() {
         execution_.accept(command);
         break;
       case CommandKind::kCpu:
-        break;  // never queued: the host runs CPU phases itself
+      case CommandKind::kSync:
+        break;  // never queued: the host runs CPU phases and synchronisations itself
     }
   }
 }

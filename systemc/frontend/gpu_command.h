@@ -3,6 +3,7 @@
 // the command dispatcher to an engine, and back as a completion.
 
 #include <cstdint>
+#include <functional>
 
 #include <tlm>
 
@@ -37,6 +38,11 @@ struct CommandExtension final : tlm::tlm_extension<CommandExtension> {
 class CommandEngine {
  public:
   virtual ~CommandEngine() = default;
+  /// False while the engine cannot take `command` now (the execution engine: its context's command
+  /// buffer is full); the dispatcher then leaves it at the head of its queue.
+  [[nodiscard]] virtual bool can_accept(const GpuCommand& /*command*/) const { return true; }
+  /// Called when an engine that refused a command may take it now (the dispatcher rescans).
+  virtual void set_room_listener(const std::function<void()>& /*listener*/) {}
   virtual void accept(const GpuCommand& command) = 0;
 };
 

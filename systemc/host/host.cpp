@@ -70,10 +70,16 @@ void Host::process_main(std::uint32_t process) {
 void Host::stream_run(std::uint32_t stream, const StreamSpec& spec) {
   StreamState& state = streams_[stream];
   state.running = true;
+  const bool asynchronous = workload_.kernel_launch == KernelLaunchMode::kAsynchronous;
   for (const CommandSpec& command : spec.commands) {
     if (command.kind == CommandKind::kCpu) {
       state.waiting_on = "cpu phase";
       sc_core::wait(sc_core::sc_time::from_value(command.cpu_ps));
+      continue;
+    }
+    if (command.kind == CommandKind::kSync) {
+      state.waiting_on = "sync";
+      while (state.outstanding > 0) sc_core::wait(state.done);
       continue;
     }
     const std::uint32_t launches = command.kind == CommandKind::kKernel ? command.launches : 1;
@@ -83,8 +89,13 @@ void Host::stream_run(std::uint32_t stream, const StreamSpec& spec) {
     for (std::uint32_t i = 0; i < launches; ++i) {
       submit(stream, command.kind, command.bytes, command.kernel.get());
     }
+    // Asynchronous kernel launches return once queued; everything else waits for the stream's
+    // commands so far (a copy runs after the stream's earlier kernels in its in-order queue).
+    if (asynchronous && command.kind == CommandKind::kKernel) continue;
     while (state.outstanding > 0) sc_core::wait(state.done);
   }
+  state.waiting_on = "its last commands";
+  while (state.outstanding > 0) sc_core::wait(state.done);
   state.running = false;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // The host: one thread per process (GPU context) running its streams, CPU phases and replays
 // (Tanasic 2.1: bursts of CPU work, copies and kernel launches). GPU commands go to the GPU as
-// TLM-2.0 doorbell writes over the PCIe link; each stream waits for its command to complete before
-// it moves on (a synchronous stream, as traced applications block on copies). A kernel command
-// with several launches submits them back to back and waits for the last.
+// TLM-2.0 doorbell writes over the PCIe link. A stream waits for each copy to complete before it moves
+// on (cudaMemcpy); kernel launches are waited for too under `kernel_launch: synchronous` (a kernel
+// command with several launches submits them back to back and waits for the last), and only queued
+// under `asynchronous` (Tanasic 2.1), where a `sync` step or the stream's end waits for them.
 
 #include <cstdint>
 #include <string>

@@ -1,5 +1,7 @@
 #include "policy/policy.h"
 
+#include <algorithm>
+
 namespace gpumux {
 
 const char* to_string(PreemptionMechanism mechanism) {
@@ -24,6 +26,19 @@ std::optional<KernelId> SchedulingPolicy::select_kernel(SmId sm, const EngineCon
   const SmStatus& status = control.sm(sm);
   if (status.kernel && control.can_issue(sm, *status.kernel)) return status.kernel;
   return std::nullopt;
+}
+
+KernelId SchedulingPolicy::select_admission(const std::vector<KernelId>& waiting,
+                                            const EngineControl& control) {
+  return earliest_arrival(waiting, control);
+}
+
+KernelId earliest_arrival(const std::vector<KernelId>& waiting, const EngineControl& control) {
+  return *std::min_element(waiting.begin(), waiting.end(), [&](KernelId a, KernelId b) {
+    const TimePs ta = control.kernel(a).arrival_ps;
+    const TimePs tb = control.kernel(b).arrival_ps;
+    return ta != tb ? ta < tb : index(a) < index(b);
+  });
 }
 
 }  // namespace gpumux

@@ -20,9 +20,9 @@
 //    Actions called outside a hook are carried out at once.
 //  - select_kernel() is asked, repeatedly, which kernel the next thread block on an SM with free
 //    resources comes from; returning nullopt stops issuing on that SM for now. It must not call
-//    actions. It may return a kernel other than the one the SM is set up for (kernels sharing an SM,
-//    Pai 5.2): the driver issues it whenever can_issue() allows. on_tb_started() must not call
-//    actions either; the driver rejects an action called from either (InvariantViolation).
+//    actions (nor may select_admission()). It may return a kernel other than the one the SM is set up for
+//    (kernels sharing an SM, Pai 5.2): the driver issues it whenever can_issue() allows. on_tb_started() must
+//    not call actions either; the driver rejects an action called from either (InvariantViolation).
 //  - on_sm_idle() reports an SM that became idle; SMs idle when the run starts get no call, so a
 //    policy hands them out from on_kernel_arrival(). An SM assigned in a hook that then receives no
 //    thread block (select_kernel() chose nothing) is made idle again and reported.
@@ -94,6 +94,10 @@ class EngineControl {
   virtual void deal_thread_blocks() = 0;
 };
 
+/// Of the launches waiting in command buffers, the one that reached the execution engine first
+/// (ties: launch order): the default admission (SchedulingPolicy::select_admission).
+[[nodiscard]] KernelId earliest_arrival(const std::vector<KernelId>& waiting, const EngineControl& control);
+
 class SchedulingPolicy {
  public:
   virtual ~SchedulingPolicy() = default;
@@ -120,6 +124,14 @@ class SchedulingPolicy {
   /// Which kernel the next thread block issued to `sm` comes from. The default keeps issuing the
   /// kernel the SM is set up for while it has thread blocks (Tanasic Fig. 3 baseline).
   [[nodiscard]] virtual std::optional<KernelId> select_kernel(SmId sm, const EngineControl& control);
+
+  /// The active queue has a free entry: which of the launches waiting in the command buffers (one
+  /// per GPU context, `waiting` non-empty, in context order) enters it (Tanasic 3.3: "the scheduling
+  /// policy can read a command (kernel launch) from one of the command buffers"). A query like
+  /// select_kernel(): no actions. The default admits the launch that reached the execution engine
+  /// first (first come, first served; ties: launch order).
+  [[nodiscard]] virtual KernelId select_admission(const std::vector<KernelId>& waiting,
+                                                  const EngineControl& control);
 };
 
 }  // namespace gpumux

@@ -106,4 +106,19 @@ void PriorityPolicy::on_preemption_done(SmId /*sm*/, KernelId /*preempted*/, Eng
   rebalance(control);
 }
 
+KernelId PriorityPolicy::select_admission(const std::vector<KernelId>& waiting,
+                                          const EngineControl& control) {
+  KernelId best_kernel = earliest_arrival(waiting, control);
+  for (const KernelId k : waiting) {
+    const KernelStatus& a = control.kernel(k);
+    const KernelStatus& b = control.kernel(best_kernel);
+    if (a.priority > b.priority ||
+        (a.priority == b.priority &&
+         (a.arrival_ps < b.arrival_ps || (a.arrival_ps == b.arrival_ps && index(k) < index(best_kernel))))) {
+      best_kernel = k;
+    }
+  }
+  return best_kernel;
+}
+
 }  // namespace gpumux

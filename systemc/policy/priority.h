@@ -11,7 +11,8 @@
 //        lower-priority kernel is reserved for it, and no lower-priority kernel starts on an idle SM
 //        until it finishes.
 // Priorities come from the workload's process `priority` (higher is more important); ties go to the
-// kernel admitted first.
+// kernel admitted first. When the active queue is full, the highest-priority launch waiting in a
+// command buffer is admitted first (Tanasic 3.3; ties: first come).
 
 #include "policy/policy.h"
 #include "policy/registry.h"
@@ -32,6 +33,9 @@ class PriorityPolicy final : public SchedulingPolicy {
   void on_sm_idle(SmId sm, EngineControl& control) override;
   void on_kernel_finished(KernelId kernel, EngineControl& control) override;
   void on_preemption_done(SmId sm, KernelId preempted, EngineControl& control) override;
+  /// The highest-priority waiting launch enters the active queue first (ties: first come).
+  [[nodiscard]] KernelId select_admission(const std::vector<KernelId>& waiting,
+                                          const EngineControl& control) override;
 
  private:
   /// Highest-priority active kernel satisfying `want` (ties: admission order).

@@ -362,6 +362,28 @@ TEST_F(ConfigErrorTest, UnknownCommand) {
                "unknown key");
 }
 
+TEST_F(ConfigErrorTest, SyncStepAndKernelLaunchMode) {
+  const GpuConfig g = gpu();
+  const std::string path =
+      write("w.yaml", "kernel_launch: asynchronous\n" + workload_text("        - kernel: {name: small}\n"
+                                                                      "        - sync: {}\n"));
+  const Workload w = load_workload(path, g);
+  EXPECT_EQ(w.kernel_launch, KernelLaunchMode::kAsynchronous);
+  ASSERT_EQ(w.processes.at(0).streams.at(0).commands.size(), 3U);
+  EXPECT_EQ(w.processes.at(0).streams.at(0).commands[2].kind, CommandKind::kSync);
+  EXPECT_EQ(load_workload(write("w2.yaml", workload_text("")), g).kernel_launch,
+            KernelLaunchMode::kSynchronous);
+
+  const std::string field = workload_text("        - sync: {ms: 1}\n");
+  expect_error(workload_error(field), "w.yaml", line_of(field, "ms: 1"), "processes[0].streams[0][1].sync.ms",
+               "unknown key");
+  const std::string scalar = workload_text("        - sync: now\n");
+  expect_error(workload_error(scalar), "w.yaml", line_of(scalar, "sync: now"),
+               "processes[0].streams[0][1].sync", "expected sync: {}");
+  const std::string mode = "kernel_launch: eventually\n" + workload_text("");
+  expect_error(workload_error(mode), "w.yaml", 1, "kernel_launch", "unknown value 'eventually'");
+}
+
 TEST_F(ConfigErrorTest, DuplicateKey) {
   const auto [msg, text] = gpu_error("sms: 4\n", "sms: 4\nsms: 5\n");
   expect_error(msg, "bad-gpu.yaml", line_of(text, "sms: 5"), "sms", "duplicate key");

@@ -85,12 +85,51 @@ TEST_F(DriverTest, FifoLetsAnotherContextUseIdleSms) {
 
 TEST_F(DriverTest, ActiveQueueHoldsAtMostItsCapacity) {
   make("fifo");
-  for (int i = 0; i < 7; ++i) launch(test::kernel("k" + std::to_string(i), 1, 1.0));
+  // Seven contexts, one launch each: four enter the active queue, three wait in command buffers.
+  for (std::uint32_t i = 0; i < 7; ++i) launch(test::kernel("k" + std::to_string(i), 1, 1.0), i);
   EXPECT_EQ(driver_->active_kernels().size(), driver_->active_capacity());
   EXPECT_EQ(driver_->active_kernels().size(), 4U);
+  EXPECT_EQ(driver_->framework().waiting(), 3U);
   drain_all();
   EXPECT_EQ(finished_.size(), 7U);
   EXPECT_NO_THROW(driver_->check_final_invariants());
+}
+
+// Tanasic 3.3: one command buffer per context, each storing one command.
+TEST_F(DriverTest, ACommandBufferHoldsOneLaunchPerContext) {
+  make("fifo");
+  for (std::uint32_t i = 0; i < 4; ++i) launch(test::kernel("fill" + std::to_string(i), 1, 1.0), i);
+  EXPECT_TRUE(driver_->can_launch(ProcessId{0}));
+  launch(test::kernel("waits", 1, 1.0), 0);  // the active queue is full: into process 0's buffer
+  EXPECT_FALSE(driver_->can_launch(ProcessId{0}));
+  EXPECT_TRUE(driver_->can_launch(ProcessId{1}));
+  EXPECT_THROW(launch(test::kernel("second", 1, 1.0), 0), InvariantViolation);
+}
+
+// The default admission is first come, first served; the priority policies admit the highest-priority
+// launch waiting in a command buffer first (Tanasic 3.3: the policy reads one of the buffers).
+TEST_F(DriverTest, PriorityPoliciesAdmitTheHighestPriorityBufferFirst) {
+  for (const std::string policy : {"fcfs", "npq"}) {
+    make(policy, 1);
+    for (std::uint32_t i = 0; i < 4; ++i) launch(test::kernel("fill" + std::to_string(i), 1, 1.0), i);
+    KernelStatus low;
+    low.process = ProcessId{4};
+    descs_.push_back(test::kernel("low", 1, 1.0));
+    low.desc = descs_.back().get();
+    low.priority = 0;
+    const KernelId low_id = driver_->launch(low);
+    ++now_;
+    KernelStatus high = low;
+    high.process = ProcessId{5};
+    high.priority = 7;
+    const KernelId high_id = driver_->launch(high);
+    complete(0);  // fill0 finishes: one active-queue entry frees
+    const auto& active = driver_->active_kernels();
+    const KernelId admitted = active.back();
+    EXPECT_EQ(admitted, policy == "npq" ? high_id : low_id) << policy;
+    drain_all();
+    EXPECT_NO_THROW(driver_->check_final_invariants()) << policy;
+  }
 }
 
 TEST_F(DriverTest, ResidencyLimitTakesEffectAsThreadBlocksFinish) {
