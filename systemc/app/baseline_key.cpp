@@ -139,12 +139,14 @@ nlohmann::json workload_document(const Workload& workload) {
           {"processes", std::move(processes)}};
 }
 
-std::string baseline_cache_key(const GpuConfig& gpu, const Workload& alone, std::uint64_t seed) {
+std::string baseline_cache_key(const GpuConfig& gpu, const Workload& alone, std::uint64_t seed,
+                               CopyPolicy copy_policy) {
   const ProcessSpec& p = alone.processes.at(0);
   const nlohmann::json key = {
       {"binary", binary_identity()},
       {"gpu", gpu_config_document(gpu)},
       {"seed", seed},
+      {"copy_policy", to_string(copy_policy)},
       {"replay", alone.replay == ReplayMode::kFixed ? "fixed" : "until_all_done"},
       {"replay_limit", alone.replay_limit},
       {"process",

@@ -13,6 +13,7 @@
 
 #include "core/gpu_config.h"
 #include "core/workload.h"
+#include "frontend/copy_policy.h"
 
 namespace gpumux {
 
@@ -31,12 +32,14 @@ namespace gpumux {
 [[nodiscard]] nlohmann::json workload_document(const Workload& workload);
 
 /// The cache key of the isolated baseline that simulates `alone` (a workload of one process, see
-/// isolated_workload) on `gpu` with `seed`: 40 hex digits, the SHA-1 of the binary's identity, the GPU's
-/// document (with sm.model and sm.warp.scheduler as `--sm-model`/`--warp-scheduler` or an experiment
-/// run's sm_model/warp_scheduler left them: apply_sm_settings), the seed, the process's name, priority,
-/// tokens and arrival, the workload's replay settings and isolated_process_document. The workload's name and
-/// files are not part of it, so equal processes of different workloads share one baseline.
-[[nodiscard]] std::string baseline_cache_key(const GpuConfig& gpu, const Workload& alone, std::uint64_t seed);
+/// isolated_workload) on `gpu` with `seed` and the DMA engines' `copy_policy`: 40 hex digits, the SHA-1 of
+/// the binary's identity, the GPU's document (with sm.model and sm.warp.scheduler as
+/// `--sm-model`/`--warp-scheduler` or an experiment run's sm_model/warp_scheduler left them:
+/// apply_sm_settings), the seed, the copy policy, the process's name, priority, tokens and arrival, the
+/// workload's replay settings and isolated_process_document. The workload's name and files are not part
+/// of it, so equal processes of different workloads share one baseline.
+[[nodiscard]] std::string baseline_cache_key(const GpuConfig& gpu, const Workload& alone, std::uint64_t seed,
+                                             CopyPolicy copy_policy);
 
 /// SHA-1 of `text` as 40 lower-case hex digits.
 [[nodiscard]] std::string sha1_hex(const std::string& text);

@@ -8,6 +8,7 @@
 
 #include <boost/program_options/parsers.hpp>
 
+#include "frontend/copy_policy.h"
 #include "policy/registry.h"
 
 namespace gpumux {
@@ -27,6 +28,9 @@ int phases_command(const std::vector<std::string>& args);
 
 /// "context-switch" or "drain"; InputError otherwise.
 [[nodiscard]] PreemptionMechanism parse_preemption(const std::string& text);
+
+/// "fcfs" or "npq" (--copy-policy); InputError otherwise.
+[[nodiscard]] CopyPolicy parse_copy_policy(const std::string& text);
 
 /// Applies --sm-model (tb | warp; empty: the GPU file's sm.model) and --warp-scheduler (empty: the
 /// GPU file's sm.warp.scheduler; another name drops the file's scheduler_options, which belong to

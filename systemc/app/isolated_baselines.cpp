@@ -47,7 +47,8 @@ std::vector<RunResult> isolated_baselines(const GpuConfig& gpu, const Workload& 
   for (std::size_t p = 0; p < workload.processes.size(); ++p) {
     Workload alone = isolated_workload(workload, p);
     if (cache) {
-      paths[p] = dir + "/isolated-" + baseline_cache_key(gpu, alone, options.seed) + ".json";
+      paths[p] =
+          dir + "/isolated-" + baseline_cache_key(gpu, alone, options.seed, kBaselineCopyPolicy) + ".json";
       std::ifstream in(paths[p]);
       if (in) {
         try {
@@ -62,6 +63,7 @@ std::vector<RunResult> isolated_baselines(const GpuConfig& gpu, const Workload& 
     spec.gpu = gpu;
     spec.workload = std::move(alone);
     spec.policy = "fcfs";
+    spec.copy_policy = kBaselineCopyPolicy;
     spec.seed = options.seed;
     spec.wall_timeout_s = options.wall_timeout_s;
     missing.push_back(std::move(spec));

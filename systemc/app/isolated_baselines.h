@@ -1,18 +1,24 @@
 #pragma once
 // Isolated (single-program) baselines, T^SP: each process of a workload simulated alone on the same
-// GPU with the fcfs policy and the same seed and repeat count. Results are cached on disk, keyed by
-// everything that determines them (the process, its kernels, the GPU, seed, TB-duration mode and the
-// gpumux binary itself), so repeated runs and experiments simulate each baseline once.
+// GPU with the fcfs policy (on the SMs and on the DMA engines) and the same seed and repeat count. Results
+// are cached on disk, keyed by everything that determines them (the process, its kernels, the GPU, seed,
+// TB-duration mode and the gpumux binary itself), so repeated runs and experiments simulate each baseline
+// once.
 
 #include <string>
 #include <vector>
 
 #include "core/gpu_config.h"
 #include "core/workload.h"
+#include "frontend/copy_policy.h"
 #include "metrics/run_result.h"
 #include "top/simulation.h"
 
 namespace gpumux {
+
+/// The copy policy of every isolated baseline. A process alone has one priority, so npq would order its
+/// copies as fcfs does (ties in arrival order): runs under either copy policy share the baselines.
+inline constexpr CopyPolicy kBaselineCopyPolicy = CopyPolicy::kFcfs;
 
 struct IsolatedOptions {
   std::uint64_t seed = 1;

@@ -1,4 +1,5 @@
-// gpumux list policies|warp-schedulers|gpus|kernels: what the model knows about.
+// gpumux list policies|warp-schedulers|gpus|kernels: what the model knows about (policies: the execution
+// engine's and the DMA engines').
 
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include "config/gpu_loader.h"
 #include "config/kernel_library_loader.h"
 #include "core/error.h"
+#include "frontend/copy_policy.h"
 #include "policy/registry.h"
 #include "sm/occupancy.h"
 #include "sm/warp_scheduler/registry.h"
@@ -96,6 +98,11 @@ int list_command(const std::vector<std::string>& args) {
     }
     std::printf(
         "\noptions: --policy-opt NAME=VALUE (gpumux run), options: {NAME: VALUE} (experiment runs)\n");
+    // The data transfer engine's policies (frontend/copy_policy.h), beside the execution engine's.
+    std::printf(
+        "\ncopy policies (the DMA engines): --copy-policy NAME (gpumux run), copy_policy: NAME (experiment "
+        "runs)\n");
+    for (const CopyPolicyInfo& c : copy_policies()) std::printf("%-16s %s\n", to_string(c.policy), c.summary);
     return kExitOk;
   }
   if (what == "warp-schedulers") {

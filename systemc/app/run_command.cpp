@@ -45,6 +45,11 @@ PreemptionMechanism parse_preemption(const std::string& text) {
   throw InputError("--preemption must be context-switch or drain, not '" + text + "'");
 }
 
+CopyPolicy parse_copy_policy(const std::string& text) {
+  if (const auto policy = copy_policy_named(text)) return *policy;
+  throw InputError("--copy-policy must be fcfs or npq, not '" + text + "'");
+}
+
 namespace {
 
 /// The file SystemC writes for --vcd FILE: FILE, with .vcd appended when it does not end in it.
@@ -63,6 +68,7 @@ int run_command(const std::vector<std::string>& args) {
   std::string workload_path;
   std::string policy = "fcfs";
   std::string preemption = "context-switch";
+  std::string copy_policy = "fcfs";
   std::vector<std::string> policy_opts;
   std::string seed_text = "1";
   std::string out_dir;
@@ -79,14 +85,17 @@ int run_command(const std::vector<std::string>& args) {
                                                     "GPU config (configs/gpus/*.yaml); required")(
       "workload", po::value(&workload_path), "workload (configs/workloads/*.yaml); required")(
       "replay", po::value(&replay),
-      "repeat the run a stats.json records: its GPU and workload files, policy, options, preemption, seed "
-      "and SM model, checked against the recorded hashes (docs/user-guide.md)")(
+      "repeat the run a stats.json records: its GPU and workload files, policy, options, preemption, copy "
+      "policy, seed and SM model, checked against the recorded hashes (docs/user-guide.md)")(
       "policy", po::value(&policy)->default_value("fcfs"),
       "thread-block scheduling policy (gpumux list policies)")(
       "policy-opt", po::value(&policy_opts)->composing(),
       "policy option KEY=VALUE (repeatable), e.g. access=exclusive")(
       "preemption", po::value(&preemption)->default_value("context-switch"),
       "how policies that preempt take an SM: context-switch or drain (Tanasic 3.2)")(
+      "copy-policy", po::value(&copy_policy)->default_value("fcfs"),
+      "order of the copies waiting for a DMA engine: fcfs (arrival) or npq (highest process priority "
+      "first, never interrupting a copy; Tanasic 4.2)")(
       "sm-model", po::value(&sm_model),
       "SM fidelity: tb (thread-block durations) or warp (warps execute kernel programs); default: the "
       "GPU file's sm.model")(
@@ -125,8 +134,8 @@ int run_command(const std::vector<std::string>& args) {
   // --replay: every input comes from the stats.json; none may also be given on the command line.
   std::optional<RecordedRun> recorded;
   if (!replay.empty()) {
-    for (const char* input :
-         {"gpu", "workload", "policy", "policy-opt", "preemption", "seed", "sm-model", "warp-scheduler"}) {
+    for (const char* input : {"gpu", "workload", "policy", "policy-opt", "preemption", "copy-policy", "seed",
+                              "sm-model", "warp-scheduler"}) {
       if (vm.count(input) != 0U && !vm[input].defaulted()) {
         throw InputError(std::string("--replay takes the run's inputs from ") + replay + "; --" + input +
                          " cannot be given with it");
@@ -144,6 +153,7 @@ int run_command(const std::vector<std::string>& args) {
     workload_path = recorded->workload_file;
     policy = recorded->policy;
     preemption = recorded->preemption;
+    copy_policy = recorded->copy_policy;
     seed_text = std::to_string(recorded->seed);
     sm_model = recorded->sm_model;
     warp_scheduler = recorded->warp_scheduler;
@@ -164,6 +174,7 @@ int run_command(const std::vector<std::string>& args) {
   const auto timeout =
       static_cast<unsigned>(parse_integer_option("--timeout", timeout_text, 0, kMaxWallTimeoutS));
   (void)parse_preemption(preemption);
+  (void)parse_copy_policy(copy_policy);
   const std::uint64_t phase_interval = parse_integer_option(
       "--phase-trace-interval", phase_interval_text, PhaseTrace::kMinInterval, PhaseTrace::kMaxInterval);
   if (vm.count("phase-trace-interval") != 0U && phase_trace.empty()) {
@@ -191,7 +202,7 @@ int run_command(const std::vector<std::string>& args) {
                       policy_options);  // unknown policy or option: InputError before any simulation
   const ConfigHashes hashes =
       config_hashes(gpu, workload, policy, effective_policy_options(policy, policy_options),
-                    parse_preemption(preemption), seed);
+                    parse_preemption(preemption), parse_copy_policy(copy_policy), seed);
   if (recorded) check_replay_hashes(replay, *recorded, hashes);
   // Every output path is usable before anything is simulated.
   if (out_dir.empty()) out_dir = default_output_dir(workload.name);
@@ -212,6 +223,7 @@ int run_command(const std::vector<std::string>& args) {
   spec.workload = workload;
   spec.policy = policy;
   spec.preemption = parse_preemption(preemption);
+  spec.copy_policy = parse_copy_policy(copy_policy);
   spec.policy_options = policy_options;
   spec.seed = seed;
   spec.vcd_path = vcd;

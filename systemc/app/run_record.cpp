@@ -11,7 +11,7 @@ namespace gpumux {
 
 ConfigHashes config_hashes(const GpuConfig& gpu, const Workload& workload, const std::string& policy,
                            const nlohmann::json& effective_policy_options, PreemptionMechanism preemption,
-                           std::uint64_t seed) {
+                           CopyPolicy copy_policy, std::uint64_t seed) {
   const nlohmann::json gpu_document = gpu_config_document(gpu);
   const nlohmann::json workload_doc = workload_document(workload);
   const nlohmann::json config = {{"gpu", gpu_document},
@@ -19,6 +19,7 @@ ConfigHashes config_hashes(const GpuConfig& gpu, const Workload& workload, const
                                  {"policy", policy},
                                  {"policy_options", effective_policy_options},
                                  {"preemption", to_string(preemption)},
+                                 {"copy_policy", to_string(copy_policy)},
                                  {"seed", seed}};
   return {sha1_hex(gpu_document.dump()), sha1_hex(workload_doc.dump()), sha1_hex(config.dump())};
 }
@@ -35,7 +36,7 @@ const nlohmann::json& member(const std::string& path, const nlohmann::json& root
     if (!node->is_object() || !node->contains(part)) {
       throw InputError(path + ": key '" + key +
                        "' missing: --replay needs the stats.json of a gpumux run that records its inputs "
-                       "(keys 'inputs', 'preemption', 'config_sha1')");
+                       "(keys 'inputs', 'preemption', 'copy_policy', 'config_sha1')");
     }
     node = &node->at(part);
     if (dot == std::string::npos) return *node;
@@ -70,6 +71,10 @@ RecordedRun read_recorded_run(const std::string& path) {
   r.hashes.config_sha1 = string_member(path, root, "config_sha1");
   r.policy = string_member(path, root, "policy");
   r.preemption = string_member(path, root, "preemption");
+  r.copy_policy = string_member(path, root, "copy_policy");
+  if (!copy_policy_named(r.copy_policy)) {
+    throw InputError(path + ": key 'copy_policy' must be fcfs or npq, not '" + r.copy_policy + "'");
+  }
   r.sm_model = string_member(path, root, "sm_model");
   if (r.sm_model == "warp") r.warp_scheduler = string_member(path, root, "warp_scheduler");
   r.gpumux_version = string_member(path, root, "gpumux_version");
@@ -99,7 +104,7 @@ void check_replay_hashes(const std::string& stats_path, const RecordedRun& recor
                recorded.hashes.workload_sha1 + ")";
   }
   if (differs.empty() && now.config_sha1 != recorded.hashes.config_sha1) {
-    differs = "the policy, its options, the preemption mechanism or the seed (config_sha1 " +
+    differs = "the policy, its options, the preemption mechanism, the copy policy or the seed (config_sha1 " +
               now.config_sha1 + ", recorded " + recorded.hashes.config_sha1 +
               "; a gpumux version whose policy defaults differ?)";
   }

@@ -2,7 +2,8 @@
 // What a `gpumux run` records about its own inputs, so that its stats.json alone repeats it
 // (`gpumux run --replay stats.json`, docs/user-guide.md "Repeating a run"): the input files as they were
 // named, the SHA-1 of the effective GPU, of the effective workload and of the whole effective
-// configuration (GPU, workload, policy with every option, preemption mechanism, seed). The hashes are of
+// configuration (GPU, workload, policy with every option, preemption mechanism, copy policy, seed). The
+// hashes are of
 // the loaders' documents (defaults filled in, numbers as the model reads them), not of the file texts:
 // a comment or a spelled-out default does not change them, a changed value always does.
 
@@ -13,6 +14,7 @@
 
 #include "core/gpu_config.h"
 #include "core/workload.h"
+#include "frontend/copy_policy.h"
 #include "policy/policy.h"
 #include "policy/registry.h"
 
@@ -22,13 +24,15 @@ namespace gpumux {
 struct ConfigHashes {
   std::string gpu_sha1;       ///< gpu_config_document (after --sm-model / --warp-scheduler)
   std::string workload_sha1;  ///< workload_document (kernels included)
-  std::string config_sha1;    ///< both documents, the policy, its effective options, preemption, seed
+  /// both documents, the policy, its effective options, preemption, copy policy, seed
+  std::string config_sha1;
 };
 
 [[nodiscard]] ConfigHashes config_hashes(const GpuConfig& gpu, const Workload& workload,
                                          const std::string& policy,
                                          const nlohmann::json& effective_policy_options,
-                                         PreemptionMechanism preemption, std::uint64_t seed);
+                                         PreemptionMechanism preemption, CopyPolicy copy_policy,
+                                         std::uint64_t seed);
 
 /// The inputs of a run as its stats.json records them, read back for --replay.
 struct RecordedRun {
@@ -37,6 +41,7 @@ struct RecordedRun {
   std::string policy;
   PolicyOptions policy_options;  ///< every option, as text parse_options reads back to the same values
   std::string preemption;
+  std::string copy_policy;  ///< "fcfs" or "npq" (checked by read_recorded_run)
   std::uint64_t seed = 1;
   std::string sm_model;
   std::string warp_scheduler;  ///< empty at the TB level

@@ -117,7 +117,8 @@ void read_run_sm(const YamlMap& m, ExperimentRun& run) {
 }
 
 ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& earlier) {
-  const YamlMap m(node, {"label", "policy", "preemption", "options", "sm_model", "warp_scheduler"});
+  const YamlMap m(node,
+                  {"label", "policy", "preemption", "options", "copy_policy", "sm_model", "warp_scheduler"});
   ExperimentRun run;
   run.where = node.where();
   run.key = node.key();
@@ -139,6 +140,16 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
     const auto mechanism = preemption_mechanism_named(text);
     if (!mechanism) mech->fail("unknown value '" + text + "'; expected context-switch or drain");
     run.preemption = *mechanism;
+  }
+  if (const auto copies = m.optional("copy_policy")) {
+    run.copy_policy_given = true;
+    const std::string text = copies->as_string();
+    const auto policy = copy_policy_named(text);
+    if (!policy) {
+      copies->fail("unknown copy policy '" + text +
+                   "'; expected fcfs (copies in arrival order) or npq (the highest process priority first)");
+    }
+    run.copy_policy = *policy;
   }
   if (const auto options = m.optional("options")) {
     if (!options->is_map()) {

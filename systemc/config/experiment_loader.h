@@ -1,6 +1,7 @@
 #pragma once
 // Experiments (configs/experiments/*.yaml): a grid of simulations - workloads x runs (policy,
-// preemption mechanism, policy options, SM model and warp scheduler) x seeds - on one GPU, and the analysis
+// preemption mechanism, policy options, copy policy, SM model and warp scheduler) x seeds - on one GPU,
+// and the analysis
 // that turns the grid's results into the rows of a report, beside the paper's figures. This file loads and
 // validates the YAML (the schema is in docs/config.md, "Experiment files") and expands the grid; running it
 // and the analyses live in systemc/app/experiment*.
@@ -17,6 +18,7 @@
 #include "core/error.h"
 #include "core/gpu_config.h"
 #include "core/workload.h"
+#include "frontend/copy_policy.h"
 #include "policy/registry.h"
 
 namespace gpumux {
@@ -28,6 +30,9 @@ struct ExperimentRun {
   PreemptionMechanism preemption = PreemptionMechanism::kContextSwitch;
   bool preemption_given = false;  ///< written in the file (else the default, context-switch)
   PolicyOptions options;
+  /// `copy_policy:` how the DMA engines order waiting copies (frontend/copy_policy.h); fcfs by default.
+  CopyPolicy copy_policy = CopyPolicy::kFcfs;
+  bool copy_policy_given = false;  ///< written in the file
   /// `sm_model:` (tb or warp); nullopt: the GPU file's sm.model.
   std::optional<SmModel> sm_model;
   SourceLocation sm_model_where;

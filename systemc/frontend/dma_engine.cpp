@@ -1,7 +1,9 @@
 #include "frontend/dma_engine.h"
 
 #include <algorithm>
+#include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -10,33 +12,37 @@
 
 namespace gpumux {
 
-DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie,
-                     CommandCompletionListener& listener)
+DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie, CopyPolicy policy,
+                     std::vector<int> process_priority, CommandCompletionListener& listener)
     : sc_core::sc_module(name),
       link_socket("link_socket"),
       memory_socket("memory_socket"),
       burst_bytes_(pcie.burst_bytes),
       burst_pace_ps_(
           static_cast<TimePs>(static_cast<double>(pcie.burst_bytes) / pcie.bytes_per_second() * 1e12)),
-      listener_(listener) {
+      listener_(listener),
+      queue_(policy, std::move(process_priority)) {
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
   spawn_thread("run", [this] { run(); });
 }
 
 void DmaEngine::accept(const GpuCommand& command) {
-  pending_.push_back(command);
-  traced_pending_ = static_cast<int>(pending_.size());
+  queue_.push(command);
+  traced_pending_ = static_cast<int>(queue_.size()) + (copying_ ? 1 : 0);
   work_.notify(sc_core::SC_ZERO_TIME);
 }
 
 void DmaEngine::run() {
   while (true) {
-    while (pending_.empty()) sc_core::wait(work_);
-    const GpuCommand command = pending_.front();
+    while (queue_.empty()) sc_core::wait(work_);
+    // The engine is free: the copy policy picks among the copies waiting now; the copy then runs to
+    // its end, whatever arrives meanwhile (non-preemptive).
+    const GpuCommand command = queue_.pop_next();
+    copying_ = true;
     copy(command);
-    pending_.pop_front();
-    traced_pending_ = static_cast<int>(pending_.size());
+    copying_ = false;
+    traced_pending_ = static_cast<int>(queue_.size());
     listener_.command_done(command);
   }
 }

@@ -7,9 +7,13 @@
 // local time in a tlm_utils::tlm_quantumkeeper and sends every transaction at its own time
 // (core/tlm_quantum.h), so the memory controller sees its bursts in time order with every other
 // initiator's. The copy completes when its last burst is delivered.
+//
+// Copies the dispatcher issues wait in the engine's DMA queue (frontend/dma_queue.h); when the engine
+// is free it takes the one its copy policy picks (fcfs: the first to arrive; npq: the highest process
+// priority) and moves it to the end.
 
 #include <cstdint>
-#include <deque>
+#include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -17,6 +21,8 @@
 #include <tlm>
 
 #include "core/gpu_config.h"
+#include "frontend/copy_policy.h"
+#include "frontend/dma_queue.h"
 #include "frontend/gpu_command.h"
 
 namespace gpumux {
@@ -26,7 +32,9 @@ class DmaEngine final : public sc_core::sc_module, public CommandEngine {
   tlm_utils::simple_initiator_socket<DmaEngine> link_socket;    ///< to the PCIe link
   tlm_utils::simple_initiator_socket<DmaEngine> memory_socket;  ///< to the memory controller
 
-  DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie, CommandCompletionListener& listener);
+  /// `process_priority[p]`: the workload's priority of process p, which `policy` npq orders copies by.
+  DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie, CopyPolicy policy,
+            std::vector<int> process_priority, CommandCompletionListener& listener);
 
   void accept(const GpuCommand& command) override;
   [[nodiscard]] std::uint64_t bytes_copied() const { return bytes_copied_; }
@@ -42,7 +50,8 @@ class DmaEngine final : public sc_core::sc_module, public CommandEngine {
   std::uint32_t burst_bytes_;
   TimePs burst_pace_ps_;
   CommandCompletionListener& listener_;
-  std::deque<GpuCommand> pending_;
+  DmaQueue queue_;        ///< copies waiting for the engine
+  bool copying_ = false;  ///< a copy is in progress (taken from queue_)
   sc_core::sc_event work_;
   tlm_utils::tlm_quantumkeeper quantum_keeper_;
   tlm::tlm_generic_payload payload_;

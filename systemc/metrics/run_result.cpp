@@ -8,6 +8,7 @@ namespace gpumux {
 void to_json(nlohmann::json& j, const RunResult& r) {
   j = nlohmann::json{{"schema_version", kRunResultSchemaVersion},
                      {"policy", r.policy},
+                     {"copy_policy", r.copy_policy},
                      {"seed", r.seed},
                      {"sm_model", r.sm_model},
                      {"warp_scheduler", r.warp_scheduler},
@@ -32,6 +33,7 @@ void from_json(const nlohmann::json& j, RunResult& r) {
                              std::to_string(kRunResultSchemaVersion));
   }
   j.at("policy").get_to(r.policy);
+  j.at("copy_policy").get_to(r.copy_policy);
   j.at("seed").get_to(r.seed);
   j.at("sm_model").get_to(r.sm_model);
   j.at("warp_scheduler").get_to(r.warp_scheduler);

@@ -76,6 +76,7 @@ struct MemoryRecord {
 
 struct RunResult {
   std::string policy;
+  std::string copy_policy;  ///< the DMA engines' copy policy: "fcfs" or "npq" (frontend/copy_policy.h)
   std::uint64_t seed = 0;
   std::string sm_model;        ///< "tb" or "warp"
   std::string warp_scheduler;  ///< warp level: the warp scheduler; empty at TB level
@@ -119,11 +120,11 @@ static_assert(field_count<CommandTrace>() == 8, "CommandTrace changed: update it
 static_assert(field_count<WarpSmStats>() == 10, "WarpSmStats changed: update its JSON line");
 static_assert(field_count<SmRecord>() == 4, "SmRecord changed: update its JSON line");
 static_assert(field_count<MemoryRecord>() == 5, "MemoryRecord changed: update its JSON line");
-static_assert(field_count<RunResult>() == 16, "RunResult changed: update to_json/from_json (run_result.cpp)");
+static_assert(field_count<RunResult>() == 17, "RunResult changed: update to_json/from_json (run_result.cpp)");
 
 /// Version of the RunResult JSON form (the child-to-parent transport and the baseline cache); from_json
 /// refuses any other version. Raise it whenever a field is added, removed or changes meaning.
-inline constexpr int kRunResultSchemaVersion = 2;
+inline constexpr int kRunResultSchemaVersion = 3;
 
 void to_json(nlohmann::json& j, const RunResult& r);
 void from_json(const nlohmann::json& j, RunResult& r);

@@ -70,6 +70,7 @@ nlohmann::json stats_json(const RunReport& report) {
   j["seed"] = r.seed;
   j["policy_options"] = report.policy_options;
   j["preemption"] = report.preemption;
+  j["copy_policy"] = r.copy_policy;
   j["sm_model"] = r.sm_model;
   if (r.sm_model == "warp") j["warp_scheduler"] = r.warp_scheduler;
   // Everything else that shaped the run: the input files and the hashes of their effective content
@@ -161,7 +162,8 @@ void print_summary(std::ostream& out, const RunReport& report) {
                (value.is_string() ? value.get<std::string>() : value.dump());
   }
   out << "  policy " << r.policy << " (" << (options.empty() ? "no options" : options) << "), preemption "
-      << (report.preemption.empty() ? "-" : report.preemption) << ", SM model " << r.sm_model
+      << (report.preemption.empty() ? "-" : report.preemption) << ", copy policy "
+      << (r.copy_policy.empty() ? "-" : r.copy_policy) << ", SM model " << r.sm_model
       << (r.sm_model == "warp" ? " (" + r.warp_scheduler + ")" : std::string()) << ", gpumux "
       << GPUMUX_VERSION
       << (report.config_sha1.empty() ? std::string() : ", config " + report.config_sha1.substr(0, 12))

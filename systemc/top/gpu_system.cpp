@@ -40,8 +40,14 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
       phase_trace_->add_sm(warp_sm);
     }
   }
-  h2d_ = std::make_unique<DmaEngine>("dma_h2d", spec.gpu.pcie, *this);
-  if (spec.gpu.frontend.copy_engines > 1) d2h_ = std::make_unique<DmaEngine>("dma_d2h", spec.gpu.pcie, *this);
+  // The DMA engines order the copies waiting in their DMA queues by the run's copy policy; npq reads
+  // the processes' priorities, as the execution engine's priority policies do.
+  std::vector<int> priorities;
+  for (const ProcessSpec& p : spec.workload.processes) priorities.push_back(p.priority);
+  h2d_ = std::make_unique<DmaEngine>("dma_h2d", spec.gpu.pcie, spec.copy_policy, priorities, *this);
+  if (spec.gpu.frontend.copy_engines > 1) {
+    d2h_ = std::make_unique<DmaEngine>("dma_d2h", spec.gpu.pcie, spec.copy_policy, priorities, *this);
+  }
   dispatcher_ = std::make_unique<CommandDispatcher>("command_dispatcher", *queues_, *engine_, *h2d_,
                                                     d2h_ ? *d2h_ : *h2d_, *host_);
 
@@ -92,6 +98,7 @@ void GpuSystem::finish_phase_trace(TimePs end_ps) {
 RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   RunResult r;
   r.policy = spec.policy;
+  r.copy_policy = to_string(spec.copy_policy);
   r.seed = spec.seed;
   r.sm_model = spec.gpu.sm_model == SmModel::kWarp ? "warp" : "tb";
   if (spec.gpu.sm_model == SmModel::kWarp) r.warp_scheduler = spec.gpu.warp.scheduler;

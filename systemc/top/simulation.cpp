@@ -366,6 +366,9 @@ std::string describe_simulation(const SimulationSpec& spec) {
     text += " (" + options + ")";
   }
   if (spec.preemption == PreemptionMechanism::kDrain) text += ", preemption drain";
+  if (spec.copy_policy != CopyPolicy::kFcfs) {
+    text += std::string(", copy policy ") + to_string(spec.copy_policy);
+  }
   return text + ", seed " + std::to_string(spec.seed);
 }
 

@@ -14,6 +14,7 @@
 
 #include "core/gpu_config.h"
 #include "core/workload.h"
+#include "frontend/copy_policy.h"
 #include "metrics/run_result.h"
 #include "policy/registry.h"
 
@@ -31,6 +32,8 @@ struct SimulationSpec {
   std::string policy = "fcfs";
   PolicyOptions policy_options;
   PreemptionMechanism preemption = PreemptionMechanism::kContextSwitch;
+  /// How the DMA engines order the copies waiting in their DMA queues (frontend/copy_policy.h).
+  CopyPolicy copy_policy = CopyPolicy::kFcfs;
   std::uint64_t seed = 1;
   std::string vcd_path;       ///< empty: no VCD
   std::string timeline_path;  ///< empty: no timeline
@@ -66,7 +69,8 @@ class SimulationFailed : public std::runtime_error {
 [[nodiscard]] nlohmann::json run_in_child(const std::function<nlohmann::json()>& work,
                                           unsigned wall_timeout_s = kDefaultWallTimeoutS);
 
-/// "workload 'NAME', policy P (options), preemption drain, seed S": names a simulation in messages.
+/// "workload 'NAME', policy P (options), preemption drain, copy policy npq, seed S": names a simulation
+/// in messages (preemption and copy policy only when not the default).
 [[nodiscard]] std::string describe_simulation(const SimulationSpec& spec);
 
 /// Runs several simulations, at most `jobs` children at a time; results in input order. The first

@@ -78,6 +78,9 @@ expect_text list-policies-fcfs "$work/out" "fcfs"
 # Options, their ranges and defaults come from each policy's declaration (core/typed_options.h).
 expect_text list-policies-option-range "$work/out" "threshold     a finite number from 0 to 1000000; default 0.5"
 expect_text list-policies-option-auto "$work/out" "token_bits           an integer from 2 to 31, or auto; default auto"
+# The DMA engines' copy policies (frontend/copy_policy.h) close the list.
+expect_text list-policies-copy "$work/out" "copy policies (the DMA engines): --copy-policy NAME (gpumux run), copy_policy: NAME"
+expect_text list-policies-copy-npq "$work/out" "npq              non-preemptive priority queues: a free DMA engine takes"
 # docs/user-guide.md ("Policy options") shows this output verbatim.
 awk '/END gpumux list policies/ {f = 0} f && !/^```/ {print} /BEGIN gpumux list policies/ {f = 1}' \
   "$src/docs/user-guide.md" >"$work/list-docs"
@@ -195,11 +198,12 @@ cp "$sgemm" "$work/sgemm-copy.yaml"
 sed -i "s|\.\./kernels/|$src/configs/kernels/|" "$work/sgemm-copy.yaml"
 check run-recorded 0 "$gpumux" run --gpu "$gpu" --workload "$work/sgemm-copy.yaml" --policy ppq \
   --policy-opt access=exclusive --preemption drain --seed 11 --out "$work/rec"
-expect_text run-recorded-summary "$work/out" "policy ppq (access=exclusive), preemption drain, SM model tb, gpumux "
+expect_text run-recorded-summary "$work/out" "policy ppq (access=exclusive), preemption drain, copy policy fcfs, SM model tb, gpumux "
 check run-recorded-fields 0 python3 - "$work/rec/stats.json" "$gpu" "$work/sgemm-copy.yaml" <<'PY'
 import json, re, sys
 s = json.load(open(sys.argv[1]))
 assert s["preemption"] == "drain" and s["seed"] == 11 and s["policy_options"] == {"access": "exclusive"}, s
+assert s["copy_policy"] == "fcfs", s["copy_policy"]
 assert s["inputs"]["gpu_file"] == sys.argv[2] and s["inputs"]["workload_file"] == sys.argv[3], s["inputs"]
 for key in (s["inputs"]["gpu_sha1"], s["inputs"]["workload_sha1"], s["config_sha1"]):
     assert re.fullmatch("[0-9a-f]{40}", key), key
@@ -216,6 +220,26 @@ assert a['config_sha1'] != b['config_sha1'], 'the seed is part of the configurat
 "
 check replay-with-input 2 "$gpumux" run --replay "$work/rec/stats.json" --seed 3 --out "$work/rec2"
 expect_text replay-with-input-msg "$work/err" "--seed cannot be given with it"
+# The copy policy (--copy-policy, Tanasic 4.2's NPQ on the DMA engines) is recorded, part of config_sha1,
+# repeated by --replay and, like every input, not to be given beside it.
+check run-copy-npq 0 "$gpumux" run --gpu "$gpu" --workload "$work/sgemm-copy.yaml" --policy ppq \
+  --policy-opt access=exclusive --preemption drain --copy-policy npq --seed 11 --out "$work/rec-npq"
+expect_text run-copy-npq-summary "$work/out" "preemption drain, copy policy npq, SM model tb"
+check run-copy-npq-fields 0 python3 -c "
+import json
+a, b = (json.load(open(f)) for f in ('$work/rec/stats.json', '$work/rec-npq/stats.json'))
+assert b['copy_policy'] == 'npq', b['copy_policy']
+assert a['inputs'] == b['inputs'], 'same files, same effective GPU and workload'
+assert a['config_sha1'] != b['config_sha1'], 'the copy policy is part of the configuration'
+"
+check replay-copy-npq 0 "$gpumux" run --replay "$work/rec-npq/stats.json" --out "$work/rec-npq2" --quiet
+check replay-copy-npq-identical 0 cmp "$work/rec-npq/stats.json" "$work/rec-npq2/stats.json"
+check replay-with-copy-policy 2 "$gpumux" run --replay "$work/rec-npq/stats.json" --copy-policy fcfs --out "$work/rec2"
+expect_text replay-with-copy-policy-msg "$work/err" "--copy-policy cannot be given with it"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['copy_policy']='lifo'; json.dump(d, open(sys.argv[2], 'w'))" \
+  "$work/rec-npq/stats.json" "$work/bad-copy-stats.json"
+check replay-bad-copy-policy 2 "$gpumux" run --replay "$work/bad-copy-stats.json" --out "$work/rec2"
+expect_text replay-bad-copy-policy-msg "$work/err" "bad-copy-stats.json: key 'copy_policy' must be fcfs or npq, not 'lifo'"
 sed -i "s/repeat: 3/repeat: 2/" "$work/sgemm-copy.yaml"
 check replay-changed-workload 2 "$gpumux" run --replay "$work/rec/stats.json" --out "$work/rec2"
 expect_text replay-changed-workload-msg "$work/err" "cannot replay: the workload ('$work/sgemm-copy.yaml'"
@@ -296,6 +320,23 @@ r = json.load(open('$work/expx/report.json'))
 assert r['experiment'] == 'smoke-extended' and r['extends'] == ['smoke'], (r['experiment'], r['extends'])
 assert [run['label'] for run in r['grid']['runs']] == ['fcfs', 'npq'], r['grid']['runs']
 "
+# A run's copy_policy (Tanasic 4.2: NPQ on the DMA engines) reaches report.json and report.md.
+cat >"$work/exp-copy.yaml" <<YAML
+gpu: $gpu
+analysis: summary
+workloads: [$sgemm]
+runs:
+  - {label: fcfs, policy: fcfs}
+  - {label: npq, policy: npq, copy_policy: npq}
+YAML
+check experiment-copy-policy 0 "$gpumux" experiment "$work/exp-copy.yaml" --out "$work/expc" --jobs 2 --quiet
+check experiment-copy-policy-report 0 python3 -c "
+import json
+r = json.load(open('$work/expc/report.json'))
+assert [run['copy_policy'] for run in r['grid']['runs']] == ['fcfs', 'npq'], r['grid']['runs']
+assert [run['copy_policy'] for run in r['runs']] == ['fcfs', 'npq'], [run['label'] for run in r['runs']]
+"
+expect_text experiment-copy-policy-md "$work/expc/report.md" "\`npq\` = npq, copies npq"
 check experiment-report-json 0 python3 - "$work/exp/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -310,7 +351,7 @@ names = {row["name"] for row in r["rows"]}
 assert {"fcfs/stp", "fcfs/antt", "fcfs/fairness", "fifo/stp", "fifo/antt", "fifo/fairness"} <= names, names
 assert len(r["runs"]) == 4, len(r["runs"])
 for run in r["runs"]:
-    for key in ("workload", "label", "policy", "preemption", "seed", "stp", "antt", "fairness", "processes"):
+    for key in ("workload", "label", "policy", "preemption", "copy_policy", "seed", "stp", "antt", "fairness", "processes"):
         assert key in run, key
     for p in run["processes"]:
         assert p["ntt"] >= 1.0 - 1e-9, p
@@ -339,6 +380,8 @@ expect_text experiment-bad-key-name "$work/err" "runs[0].polcy"
 # Preemption and policy options.
 check preemption-bad 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --preemption sometimes --out "$work/p"
 expect_text preemption-bad-msg "$work/err" "--preemption must be context-switch or drain"
+check copy-policy-bad 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --copy-policy ppq --out "$work/p"
+expect_text copy-policy-bad-msg "$work/err" "--copy-policy must be fcfs or npq, not 'ppq'"
 check policy-opt-malformed 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy ppq --policy-opt access --out "$work/p"
 check policy-opt-unknown 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy fcfs --policy-opt access=shared --out "$work/p"
 expect_text policy-opt-unknown-msg "$work/err" "policy fcfs takes no options (got 'access')"
@@ -732,6 +775,8 @@ m2090="$src/configs/gpus/tesla-m2090.yaml"
 bad_warp_exp experiment-warp-scheduler-unknown "$m2090" "$aw/Heart.yaml" \
   "{label: a, policy: fcfs, sm_model: warp, warp_scheduler: gtx}" "'runs[0].warp_scheduler'" \
   "unknown warp scheduler 'gtx' (did you mean 'gto'?); known: gto, lrr, phase-aware"
+bad_warp_exp experiment-copy-policy-unknown "$m2090" "$aw/Heart.yaml" "{label: a, policy: npq, copy_policy: priority}" \
+  "'runs[0].copy_policy'" "unknown copy policy 'priority'; expected fcfs (copies in arrival order) or npq"
 bad_warp_exp experiment-sm-model-unknown "$m2090" "$aw/Heart.yaml" "{label: a, policy: fcfs, sm_model: cycle}" \
   "'runs[0].sm_model'" "unknown SM model 'cycle'; expected tb"
 bad_warp_exp experiment-warp-scheduler-with-tb "$m2090" "$aw/Heart.yaml" \

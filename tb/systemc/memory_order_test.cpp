@@ -159,8 +159,10 @@ nlohmann::json run_scenario(
     auto memory = std::make_unique<MemoryController>("memory", gpu.memory);
     auto probe = std::make_unique<ArrivalProbe>("probe");
     auto link = std::make_unique<PcieLink>("pcie", gpu.pcie);
-    auto h2d = std::make_unique<DmaEngine>("dma_h2d", gpu.pcie, recorder);
-    auto d2h = std::make_unique<DmaEngine>("dma_d2h", gpu.pcie, recorder);
+    auto h2d =
+        std::make_unique<DmaEngine>("dma_h2d", gpu.pcie, CopyPolicy::kFcfs, std::vector<int>{0}, recorder);
+    auto d2h =
+        std::make_unique<DmaEngine>("dma_d2h", gpu.pcie, CopyPolicy::kFcfs, std::vector<int>{0}, recorder);
     auto ends = std::make_unique<IdleEnds>("ends");
     ends->host.bind(link->host_socket);
     link->frontend_socket.bind(ends->queues);

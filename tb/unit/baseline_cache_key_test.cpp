@@ -157,7 +157,7 @@ Workload alone_with(const std::shared_ptr<const KernelDesc>& kernel) {
 
 std::optional<std::string> gpu_key(const YAML::Node& doc, const Workload& alone) {
   try {
-    return baseline_cache_key(load_gpu_config(write_temp(doc, "gpu.yaml")), alone, 1);
+    return baseline_cache_key(load_gpu_config(write_temp(doc, "gpu.yaml")), alone, 1, CopyPolicy::kFcfs);
   } catch (const InputError&) {
     return std::nullopt;
   }
@@ -220,7 +220,7 @@ TEST(BaselineCacheKey, ChangesWithEveryKernelLibraryKey) {
   const auto key_of = [&](const YAML::Node& doc) -> std::optional<std::string> {
     try {
       const auto kernels = load_kernel_library(write_temp(doc, "kernels.yaml"), gpu);
-      return baseline_cache_key(gpu, alone_with(kernels.at(0)), 1);
+      return baseline_cache_key(gpu, alone_with(kernels.at(0)), 1, CopyPolicy::kFcfs);
     } catch (const InputError&) {
       return std::nullopt;
     }
@@ -253,7 +253,7 @@ TEST(BaselineCacheKey, ChangesWithTheSmModelAndWarpSchedulerARunSets) {
   const auto key = [&](std::optional<SmModel> model, const std::string& scheduler) {
     GpuConfig gpu = file;
     apply_sm_settings(gpu, model, scheduler);
-    return baseline_cache_key(gpu, alone, 1);
+    return baseline_cache_key(gpu, alone, 1, CopyPolicy::kFcfs);
   };
   const std::string tb = key(std::nullopt, "");
   EXPECT_EQ(tb, key(SmModel::kThreadBlock, "")) << "the file's own model";
@@ -267,22 +267,23 @@ TEST(BaselineCacheKey, ChangesWithTheSmModelAndWarpSchedulerARunSets) {
   }
 }
 
-TEST(BaselineCacheKey, CoversSeedProcessAndBinary) {
+TEST(BaselineCacheKey, CoversSeedCopyPolicyProcessAndBinary) {
   const GpuConfig gpu = test::k20c();
   const Workload alone = alone_with(test::kernel("k", 100, 5.0));
-  const std::string key = baseline_cache_key(gpu, alone, 1);
+  const std::string key = baseline_cache_key(gpu, alone, 1, CopyPolicy::kFcfs);
   EXPECT_EQ(key.size(), 40U);
-  EXPECT_EQ(key, baseline_cache_key(gpu, alone, 1));
-  EXPECT_NE(key, baseline_cache_key(gpu, alone, 2));
+  EXPECT_EQ(key, baseline_cache_key(gpu, alone, 1, CopyPolicy::kFcfs));
+  EXPECT_NE(key, baseline_cache_key(gpu, alone, 2, CopyPolicy::kFcfs));
+  EXPECT_NE(key, baseline_cache_key(gpu, alone, 1, CopyPolicy::kNpq)) << "the copy policy is part of the key";
   Workload repeated = alone;
   repeated.processes[0].repeat = 2;
-  EXPECT_NE(key, baseline_cache_key(gpu, repeated, 1));
+  EXPECT_NE(key, baseline_cache_key(gpu, repeated, 1, CopyPolicy::kFcfs));
   Workload fixed = alone;
   fixed.tb_duration = TbDurationMode::kFixed;
-  EXPECT_NE(key, baseline_cache_key(gpu, fixed, 1));
+  EXPECT_NE(key, baseline_cache_key(gpu, fixed, 1, CopyPolicy::kFcfs));
   Workload renamed = alone;
   renamed.name = "another workload";  // equal processes of different workloads share a baseline
-  EXPECT_EQ(key, baseline_cache_key(gpu, renamed, 1));
+  EXPECT_EQ(key, baseline_cache_key(gpu, renamed, 1, CopyPolicy::kFcfs));
   EXPECT_NE(binary_identity().find(GPUMUX_VERSION), std::string::npos);
   EXPECT_EQ(sha1_hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");  // FIPS 180-1 test vector
 }

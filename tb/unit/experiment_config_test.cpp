@@ -84,6 +84,8 @@ TEST(ShippedExperiments, TanasicDssExpandsToThirtyMixesPerCountTimesThreeRuns) {
   ASSERT_TRUE(c.generator.has_value());
   EXPECT_EQ(c.generator->process_counts, (std::vector<std::uint32_t>{2, 4, 6, 8}));
   ASSERT_EQ(c.runs.size(), 3U);
+  // Tanasic 4.4: "The scheduling policy in the data transfer engine is FCFS, in all cases."
+  for (const ExperimentRun& run : c.runs) EXPECT_EQ(run.copy_policy, CopyPolicy::kFcfs) << run.label;
   EXPECT_EQ(c.runs[1].label, "dss-cs");
   EXPECT_EQ(c.runs[1].preemption, PreemptionMechanism::kContextSwitch);
   EXPECT_EQ(c.runs[2].label, "dss-drain");
@@ -116,6 +118,11 @@ TEST(ShippedExperiments, TanasicPriorityHasPrioritizedVariants) {
   EXPECT_EQ(c.runs[0].policy, "fcfs");
   EXPECT_EQ(c.runs[2].options.at("access"), "exclusive");
   EXPECT_EQ(c.runs[4].options.at("access"), "shared");
+  // Tanasic 4.2: "The scheduling policy in the data transfer engine is NPQ, in all cases."
+  for (const ExperimentRun& run : c.runs) {
+    EXPECT_EQ(run.copy_policy, CopyPolicy::kNpq) << run.label;
+    EXPECT_TRUE(run.copy_policy_given) << run.label;
+  }
   const ExpandedExperiment e = expand_experiment(c);
   EXPECT_EQ(c.generator->mixes_per_count, 30U);  // docs/validation.md section 10 reports this grid
   ASSERT_EQ(e.workloads.size(), 4U * 30U);
@@ -154,6 +161,7 @@ TEST(ShippedExperiments, TbSpreadVariantsAreTheirParentGridsAtThirtyPercentRsd) 
       EXPECT_EQ(c.runs[r].label, parent.runs[r].label);
       EXPECT_EQ(c.runs[r].policy, parent.runs[r].policy);
       EXPECT_EQ(c.runs[r].preemption, parent.runs[r].preemption);
+      EXPECT_EQ(c.runs[r].copy_policy, parent.runs[r].copy_policy);
       EXPECT_EQ(c.runs[r].options, parent.runs[r].options);
     }
     const ExpandedExperiment e = expand_experiment(c);
@@ -359,6 +367,15 @@ TEST_F(ExperimentErrors, UnknownRunKeyAndBadPreemption) {
   expect_error(error_of(text), line_of(text, "polcy"), "runs[1].polcy", "unknown key");
   const std::string mech = header() + "runs:\n  - {label: a, policy: dss, preemption: swap}\n";
   expect_error(error_of(mech), line_of(mech, "swap"), "runs[0].preemption", "context-switch or drain");
+}
+
+TEST_F(ExperimentErrors, BadCopyPolicy) {
+  const std::string text =
+      header() + "runs:\n  - {label: a, policy: fcfs}\n  - {label: b, policy: npq, copy_policy: ppq}\n";
+  expect_error(error_of(text), line_of(text, "ppq"), "runs[1].copy_policy",
+               "unknown copy policy 'ppq'; expected fcfs (copies in arrival order) or npq");
+  const std::string listed = header() + "runs:\n  - {label: a, policy: fcfs, copy_policy: [npq]}\n";
+  expect_error(error_of(listed), line_of(listed, "[npq]"), "runs[0].copy_policy", "");
 }
 
 TEST_F(ExperimentErrors, DuplicateOrSlashedLabelAndMissingRuns) {

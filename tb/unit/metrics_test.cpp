@@ -58,6 +58,7 @@ RunResult every_field_distinct() {
   RunResult r;
   r.policy = "fcfs";
   r.seed = 3;
+  r.copy_policy = "npq";
   r.sm_model = "warp";
   r.warp_scheduler = "gto";
   r.end_ps = 123456789;
@@ -98,6 +99,7 @@ TEST(RunResult, RecordsAreSerialisedByName) {
   EXPECT_EQ(j.at("sms").at(0).at("warp").at("idle_barrier").get<int>(), 75);
   EXPECT_EQ(j.at("sms").at(0).at("warp").at("memory_requests").get<int>(), 80);
   EXPECT_EQ(j.at("warp_scheduler").get<std::string>(), "gto");
+  EXPECT_EQ(j.at("copy_policy").get<std::string>(), "npq");
 }
 
 TEST(RunResult, MissingFieldOrOtherVersionIsRejected) {

@@ -86,6 +86,7 @@ SimulationSpec simulation_spec(const ExperimentConfig& config, const ExpandedExp
   spec.policy = run.policy;
   spec.policy_options = run.options;
   spec.preemption = run.preemption;
+  spec.copy_policy = run.copy_policy;
   spec.seed = config.seeds[point.seed];
   spec.wall_timeout_s = wall_timeout_s;
   return spec;

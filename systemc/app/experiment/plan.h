@@ -29,7 +29,8 @@ struct IsolatedPlan {
 [[nodiscard]] IsolatedPlan plan_isolated(const ExpandedExperiment& grid);
 
 /// The distinct GPUs of the grid's runs (ExpandedExperiment::run_gpus; runs that differ only in policy,
-/// options or preemption share one). A process's isolated baseline is simulated on its run's GPU, so
+/// options, preemption or copy policy share one: baselines run one process, whose copies fcfs and npq
+/// order alike). A process's isolated baseline is simulated on its run's GPU, so
 /// once per variant: a run on warp-level SMs under GTO is normalised to the process alone under GTO.
 struct GpuVariants {
   std::vector<const GpuConfig*> gpus;  ///< into grid.run_gpus, in order of first use

@@ -45,6 +45,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
     runs_spec.push_back({{"label", run.label},
                          {"policy", run.policy},
                          {"preemption", to_string(run.preemption)},
+                         {"copy_policy", to_string(run.copy_policy)},
                          {"options", run.options},
                          {"policy_options", effective_policy_options(run.policy, run.options)},
                          {"sm_model", sm_model},
@@ -74,6 +75,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                   {"policy", run.policy},
                   {"options", run.options},
                   {"preemption", to_string(run.preemption)},
+                  {"copy_policy", to_string(run.copy_policy)},
                   {"sm_model", sm_model},
                   {"warp_scheduler", warp_scheduler},
                   {"seed", c.seeds[point.seed]}};

@@ -227,6 +227,7 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
     md += std::string(r == 0 ? " " : "; ") + "`" + run.label + "` = " + run.policy;
     if (!run.options.empty()) md += " (" + options_text(run.options) + ")";
     if (run.preemption_given) md += std::string(", ") + to_string(run.preemption);
+    if (run.copy_policy_given) md += std::string(", copies ") + to_string(run.copy_policy);
     if (run.sm_model) md += run.sm_model == SmModel::kWarp ? ", warp-level SMs" : ", TB-level SMs";
     if (!run.warp_scheduler.empty()) md += ", warp scheduler " + run.warp_scheduler;
     if (r == 0) md += " (baseline)";
