@@ -64,8 +64,8 @@ int EqualShareTokens::tokens_for(ProcessId process, std::optional<int> os_tokens
   return *by_process_[p];
 }
 
-DssPolicy::DssPolicy(std::uint32_t token_bits, bool start_on_preempt_done)
-    : token_bits_(token_bits), start_on_preempt_done_(start_on_preempt_done) {}
+DssPolicy::DssPolicy(std::uint32_t token_bits, bool start_on_preempt_done, TokenHolder holder)
+    : token_bits_(token_bits), start_on_preempt_done_(start_on_preempt_done), holder_(holder) {}
 
 const OptionSpecs& DssPolicy::option_specs() {
   static const OptionSpecs specs = {
@@ -75,14 +75,18 @@ const OptionSpecs& DssPolicy::option_specs() {
       OptionSpec::on_off("preempt_done_starts", true,
                          "every finished preemption starts a token search (off: only Tanasic's two events, "
                          "a kernel entering the active queue and an SM going idle)"),
+      OptionSpec::choice("tokens", {"process", "kernel"}, "process",
+                         "who holds a token count: each GPU context, its active kernels sharing it (Tanasic "
+                         "4.4 equal sharing), or each active kernel"),
   };
   return specs;
 }
 
 std::unique_ptr<SchedulingPolicy> DssPolicy::create(const OptionValues& options) {
   const std::optional<std::int64_t> bits = options.integer_or_auto("token_bits");
-  return std::make_unique<DssPolicy>(bits ? static_cast<std::uint32_t>(*bits) : 0U,
-                                     options.on("preempt_done_starts"));
+  return std::make_unique<DssPolicy>(
+      bits ? static_cast<std::uint32_t>(*bits) : 0U, options.on("preempt_done_starts"),
+      options.choice("tokens") == "kernel" ? TokenHolder::kKernel : TokenHolder::kProcess);
 }
 
 void DssPolicy::ensure_model(const EngineControl& control) {
@@ -137,7 +141,7 @@ void DssPolicy::sync_has_tbs(const EngineControl& control) {
   // Called on every thread-block completion: only the (few) slots holding a kernel are looked at.
   for (std::size_t i = 0; i < queued_slots_.size(); ++i) {
     const std::uint32_t slot = queued_slots_[i];
-    const bool has = control.kernel(*queued_kernel_[slot]).has_tbs_to_issue();
+    const bool has = slot_has_tbs(slot, control);
     if (has != queued_has_tbs_[slot]) push(Ref::Inputs::has_tbs(slot, has));
   }
 }
@@ -145,9 +149,24 @@ void DssPolicy::sync_has_tbs(const EngineControl& control) {
 void DssPolicy::on_kernel_arrival(KernelId kernel, EngineControl& control) {
   ensure_model(control);
   const KernelStatus& k = control.kernel(kernel);
-  if (k.ksrt_slot >= model_->num_slots() || queued_kernel_[k.ksrt_slot]) {
-    violation("kernel admitted to KSRT slot " + std::to_string(k.ksrt_slot) + ", which DSS holds busy", 0,
-              kernel, control);
+  std::uint32_t slot = k.ksrt_slot;
+  if (holder_ == TokenHolder::kProcess) {
+    const std::uint32_t p = index(k.process);
+    if (p >= process_slot_.size()) process_slot_.resize(p + 1);
+    if (process_slot_[p]) {
+      // The context holds its entry already: its count now covers this kernel too.
+      sync_has_tbs(control);
+      run(control);
+      return;
+    }
+    // The context's first active kernel: the lowest free entry of the model's table.
+    slot = 0;
+    while (slot < model_->num_slots() && queued_kernel_[slot]) ++slot;
+    process_slot_[p] = slot;
+  }
+  if (slot >= model_->num_slots() || queued_kernel_[slot]) {
+    violation("kernel admitted to KSRT slot " + std::to_string(slot) + ", which DSS holds busy", 0, kernel,
+              control);
   }
   const int given = shares_.tokens_for(k.process, k.os_tokens, control.num_sms(), control.num_contexts());
   if (given > model_->token_max()) {
@@ -162,7 +181,7 @@ void DssPolicy::on_kernel_arrival(KernelId kernel, EngineControl& control) {
   const std::int32_t tokens = std::max(given, model_->insert_min());
   if (index(kernel) >= tokens_given_.size()) tokens_given_.resize(index(kernel) + 1);
   tokens_given_[index(kernel)] = tokens;
-  push(Ref::Inputs::kernel_insert(k.ksrt_slot, tokens), kernel);
+  push(Ref::Inputs::kernel_insert(slot, tokens), kernel);
   run(control);
 }
 
@@ -185,11 +204,32 @@ void DssPolicy::on_tb_finished(SmId /*sm*/, KernelId /*kernel*/, TimePs /*durati
 
 void DssPolicy::on_kernel_finished(KernelId kernel, EngineControl& control) {
   ensure_model(control);
-  const std::uint32_t slot = control.kernel(kernel).ksrt_slot;
-  if (slot >= model_->num_slots() || queued_kernel_[slot] != kernel) {
+  const std::optional<std::uint32_t> slot = slot_of(kernel, control);
+  if (!slot || *slot >= model_->num_slots() || !queued_kernel_[*slot] ||
+      (holder_ == TokenHolder::kKernel && queued_kernel_[*slot] != kernel)) {
     violation("finished kernel is not in the KSRT slot DSS knows it by", 0, kernel, control);
   }
-  push(Ref::Inputs::kernel_finish(slot), kernel);
+  if (holder_ == TokenHolder::kProcess) {
+    const ProcessId process = control.kernel(kernel).process;
+    for (const KernelId other : control.active_kernels()) {
+      if (control.kernel(other).process != process) continue;
+      // The context keeps its entry for its other active kernels; one of them now stands for it.
+      if (queued_kernel_[*slot] == kernel) queued_kernel_[*slot] = other;
+      if (slot_kernel_[*slot] == kernel) slot_kernel_[*slot] = other;
+      // SMs reserved for the context with the finished kernel as their `next` are set up for another
+      // of its kernels instead (Tanasic 3.4: the target may change while the SM is preempted).
+      const KernelId next = kernel_of_slot(*slot, control);
+      for (std::uint32_t s = 0; s < control.num_sms(); ++s) {
+        const SmStatus& sm = control.sm(SmId{s});
+        if (sm.state == SmState::kReserved && sm.next == kernel) control.reserve_sm(SmId{s}, next);
+      }
+      sync_has_tbs(control);
+      run(control);
+      return;
+    }
+    process_slot_[index(process)].reset();
+  }
+  push(Ref::Inputs::kernel_finish(*slot), kernel);
   run(control);
 }
 
@@ -263,13 +303,42 @@ KernelId DssPolicy::kernel_of_slot(std::uint32_t slot, const EngineControl& cont
     violation("DSS decided for KSRT slot " + std::to_string(slot) + ", which holds no active kernel", 0, k,
               control);
   }
+  if (holder_ == TokenHolder::kKernel) return *k;
+  // Per-process tokens: the context's first active kernel (admission order) with thread blocks to issue.
+  const ProcessId process = control.kernel(*k).process;
+  for (const KernelId other : control.active_kernels()) {
+    if (control.kernel(other).process == process && control.kernel(other).has_tbs_to_issue()) return other;
+  }
   return *k;
+}
+
+bool DssPolicy::slot_has_tbs(std::uint32_t slot, const EngineControl& control) const {
+  const KernelStatus& k = control.kernel(*queued_kernel_[slot]);
+  if (holder_ == TokenHolder::kKernel || k.has_tbs_to_issue()) return k.has_tbs_to_issue();
+  for (const KernelId other : control.active_kernels()) {
+    const KernelStatus& o = control.kernel(other);
+    if (o.process == k.process && o.has_tbs_to_issue()) return true;
+  }
+  return false;
+}
+
+std::optional<std::uint32_t> DssPolicy::slot_of(KernelId kernel, const EngineControl& control) const {
+  if (holder_ == TokenHolder::kKernel) return control.kernel(kernel).ksrt_slot;
+  const std::uint32_t p = index(control.kernel(kernel).process);
+  return p < process_slot_.size() ? process_slot_[p] : std::nullopt;
 }
 
 void DssPolicy::check_agreement(const EngineControl& control) const {
   // Counted on every batch; the tables are N_SM entries.
+  const bool per_process = holder_ == TokenHolder::kProcess;
   auto same_kernel = [&](bool model_valid, std::uint32_t model_slot, const std::optional<KernelId>& engine) {
-    if (model_valid) return engine.has_value() && slot_kernel_[model_slot] == engine;
+    if (model_valid) {
+      if (!engine.has_value()) return false;
+      if (!per_process) return slot_kernel_[model_slot] == engine;
+      // Per-process tokens: the SM holds a kernel of the slot's context.
+      return slot_kernel_[model_slot].has_value() &&
+             control.kernel(*slot_kernel_[model_slot]).process == control.kernel(*engine).process;
+    }
     return !engine.has_value() || !control.kernel(*engine).active;  // none, or a finished kernel
   };
   for (std::uint32_t s = 0; s < model_->num_sms(); ++s) {
@@ -291,15 +360,21 @@ void DssPolicy::check_agreement(const EngineControl& control) const {
   for (std::uint32_t slot = 0; slot < model_->num_slots(); ++slot) {
     valid += model_->slot(slot).valid ? 1U : 0U;
   }
+  std::vector<ProcessId> holders;
   for (KernelId k : control.active_kernels()) {
-    const std::uint32_t slot = control.kernel(k).ksrt_slot;
-    if (slot >= model_->num_slots() || !model_->slot(slot).valid || slot_kernel_[slot] != k) {
-      violation("active kernel missing from the DSS model's KSRT", 0, k, control);
-    }
+    const std::optional<std::uint32_t> slot = slot_of(k, control);
+    const bool known =
+        slot && *slot < model_->num_slots() && model_->slot(*slot).valid && slot_kernel_[*slot].has_value() &&
+        (per_process ? control.kernel(*slot_kernel_[*slot]).process == control.kernel(k).process
+                     : slot_kernel_[*slot] == k);
+    if (!known) violation("active kernel missing from the DSS model's KSRT", 0, k, control);
+    const ProcessId p = control.kernel(k).process;
+    if (std::find(holders.begin(), holders.end(), p) == holders.end()) holders.push_back(p);
   }
-  if (valid != control.active_kernels().size()) {
-    violation("DSS model holds " + std::to_string(valid) + " kernels, the active queue " +
-                  std::to_string(control.active_kernels().size()),
+  const std::size_t expected = per_process ? holders.size() : control.active_kernels().size();
+  if (valid != expected) {
+    violation("DSS model holds " + std::to_string(valid) + " token holders, the active queue " +
+                  std::to_string(expected),
               0, std::nullopt, control);
   }
   const Ref::Check check = model_->check_invariants();

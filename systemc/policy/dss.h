@@ -56,9 +56,21 @@ void set_dss_implementation_factory(DssImplementationFactory factory);
 
 class DssPolicy final : public SchedulingPolicy {
  public:
+  /// Who holds a token count (option `tokens`).
+  ///  - kProcess: each GPU context (Tanasic 4.4: "assigning equal priorities (token count) to all the
+  ///    processes"); a context's active kernels share its count. The model's KSRT slots are then the
+  ///    contexts' entries (the context table of Tanasic 3.1): a context takes the lowest free entry when
+  ///    its first kernel enters the active queue and frees it when its last one leaves; an SM assigned
+  ///    or reserved for a context is set up for its first active kernel (admission order) that has
+  ///    thread blocks to issue. With one active kernel per context this decides exactly as kKernel.
+  ///  - kKernel: each active kernel holds its own count (the process's tokens), as the RTL's KSRT does.
+  enum class TokenHolder : std::uint8_t { kProcess, kKernel };
+
   /// token_bits 0: 8 bits up to 63 SMs, 16 above (see DssReference::Config::token_bits).
-  explicit DssPolicy(std::uint32_t token_bits = 0, bool start_on_preempt_done = true);
-  /// Options: token_bits (auto: 8 up to 63 SMs, else 16), preempt_done_starts (see DssReference).
+  explicit DssPolicy(std::uint32_t token_bits = 0, bool start_on_preempt_done = true,
+                     TokenHolder holder = TokenHolder::kProcess);
+  /// Options: token_bits (auto: 8 up to 63 SMs, else 16), preempt_done_starts (see DssReference),
+  /// tokens (process | kernel).
   [[nodiscard]] static const OptionSpecs& option_specs();
   /// From values parsed against option_specs().
   [[nodiscard]] static std::unique_ptr<SchedulingPolicy> create(const OptionValues& options);
@@ -82,7 +94,8 @@ class DssPolicy final : public SchedulingPolicy {
   [[nodiscard]] DssReference::Stats stats() const { return model_ ? model_->stats() : DssReference::Stats{}; }
   /// The tokens `kernel` was given when it entered the active queue (nullopt: never seen).
   [[nodiscard]] std::optional<int> tokens_given(KernelId kernel) const;
-  /// The kernel in KSRT `slot` as the model knows it.
+  [[nodiscard]] TokenHolder token_holder() const { return holder_; }
+  /// The kernel in KSRT `slot` as the model knows it (per-process tokens: a kernel of the slot's context).
   [[nodiscard]] std::optional<KernelId> slot_kernel(std::uint32_t slot) const;
 
  private:
@@ -99,6 +112,10 @@ class DssPolicy final : public SchedulingPolicy {
   /// driver carries them out after the hook returns, policy.h: no hook re-enters this one).
   void run(EngineControl& control);
   void apply(const DssReference::Outputs& out, EngineControl& control);
+  /// has_tbs of a model slot: its kernel's, or (per-process) any active kernel of its context's.
+  [[nodiscard]] bool slot_has_tbs(std::uint32_t slot, const EngineControl& control) const;
+  /// The model slot `kernel` is counted in: its KSRT entry, or its context's entry.
+  [[nodiscard]] std::optional<std::uint32_t> slot_of(KernelId kernel, const EngineControl& control) const;
   void check_agreement(const EngineControl& control) const;
   [[nodiscard]] KernelId kernel_of_slot(std::uint32_t slot, const EngineControl& control) const;
   [[noreturn]] void violation(const std::string& what, std::uint32_t sm, std::optional<KernelId> kernel,
@@ -106,6 +123,8 @@ class DssPolicy final : public SchedulingPolicy {
 
   std::uint32_t token_bits_;
   bool start_on_preempt_done_;
+  TokenHolder holder_;
+  std::vector<std::optional<std::uint32_t>> process_slot_;  ///< per-process tokens: each context's slot
   std::unique_ptr<DssReference> model_;
   std::unique_ptr<DssImplementation> implementation_;  ///< co-simulation only
   EqualShareTokens shares_;

@@ -146,6 +146,10 @@ Generated random_workload(std::uint64_t seed, bool warp_level = false) {
   w.tb_duration = rng.below(2) == 0 ? TbDurationMode::kFixed : TbDurationMode::kProfile;
   w.replay = rng.below(4) == 0 ? ReplayMode::kUntilAllDone : ReplayMode::kFixed;
   w.replay_limit = 8;  // starvation under priority policies must still end
+  // Every other workload launches asynchronously (Tanasic 2.1), so a context's streams put several
+  // kernels in flight at once (command buffers, per-process DSS tokens); no draw from rng, so the
+  // workloads themselves are those of earlier builds.
+  w.kernel_launch = seed % 2 == 1 ? KernelLaunchMode::kAsynchronous : KernelLaunchMode::kSynchronous;
   const auto processes = pick(1, 5);
   for (std::uint64_t p = 0; p < processes; ++p) {
     std::vector<StreamSpec> streams(pick(1, 2));
@@ -243,6 +247,7 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
   for (const PolicyInfo& info : policy_registry()) {
     variants.push_back({info.name, {}});
     if (info.name == "ppq") variants.push_back({"ppq", {{"access", "exclusive"}}});
+    if (info.name == "dss") variants.push_back({"dss", {{"tokens", "kernel"}}});
   }
   std::vector<SimulationSpec> specs;
   std::vector<std::string> labels;
@@ -322,6 +327,7 @@ TEST(Property, NothingIsLostAtWarpLevelUnderAnySchedulerPolicyAndMechanism) {
   for (const PolicyInfo& info : policy_registry()) {
     variants.emplace_back(info.name, PolicyOptions{});
     if (info.name == "ppq") variants.emplace_back("ppq", PolicyOptions{{"access", "exclusive"}});
+    if (info.name == "dss") variants.emplace_back("dss", PolicyOptions{{"tokens", "kernel"}});
   }
   std::size_t simulations = 0;
   std::size_t preempted_runs = 0;

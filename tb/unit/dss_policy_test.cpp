@@ -139,6 +139,52 @@ TEST(DssPolicyRegistry, RegisteredWithOptions) {
   EXPECT_THROW((void)create_policy("dss", {{"token_bits", "1"}}), InputError);
   EXPECT_THROW((void)create_policy("dss", {{"preempt_done_starts", "maybe"}}), InputError);
   EXPECT_THROW((void)create_policy("dss", {{"bogus", "1"}}), InputError);
+  EXPECT_NO_THROW((void)create_policy("dss", {{"tokens", "kernel"}}));
+  EXPECT_THROW((void)create_policy("dss", {{"tokens", "thread"}}), InputError);
+}
+
+// Tanasic 4.4: equal sharing gives tokens to processes. A process with two active kernels (two
+// streams) holds its count once, so it gets half the SMs, not two thirds; with tokens per kernel
+// (option tokens=kernel) each kernel holds a count of its own.
+TEST_F(DssPolicyTest, PerProcessTokensAreSharedByTheContextsKernels) {
+  for (const auto holder : {DssPolicy::TokenHolder::kProcess, DssPolicy::TokenHolder::kKernel}) {
+    make_dss(12, 2, PreemptionMechanism::kDrain, std::make_unique<DssPolicy>(0, true, holder));
+    finished_.clear();
+    const KernelId a1 = launch_with(whole_sm_kernel("a1", 200), 0);
+    const KernelId a2 = launch_with(whole_sm_kernel("a2", 200), 0);
+    const KernelId b = launch_with(whole_sm_kernel("b", 200), 1);
+    Rng rng(3);
+    finish_preemptions(rng);
+    const bool per_process = holder == DssPolicy::TokenHolder::kProcess;
+    EXPECT_EQ(held(a1) + held(a2), per_process ? 6U : 8U);
+    EXPECT_EQ(held(b), per_process ? 6U : 4U);
+    if (per_process) {
+      EXPECT_EQ(held(a2), 0U);  // the context's SMs go to its first kernel with work
+    }
+    while (step_random(rng)) {
+    }
+    EXPECT_EQ(finished_.size(), 3U);
+    EXPECT_NO_THROW(driver_->check_final_invariants());
+  }
+}
+
+TEST_F(DssPolicyTest, PerProcessTokensHandTheContextsSmsToItsNextKernel) {
+  make_dss(4, 2);
+  const KernelId a1 = launch_with(whole_sm_kernel("a1", 4), 0);
+  const KernelId a2 = launch_with(whole_sm_kernel("a2", 400), 0);
+  const KernelId b = launch_with(whole_sm_kernel("b", 400), 1);
+  Rng rng(5);
+  for (int guard = 0; guard < 100000 && driver_->kernel(a1).completed_tbs < 4; ++guard) {
+    ASSERT_TRUE(step_random(rng));
+  }
+  finish_preemptions(rng);
+  EXPECT_EQ(held(a1), 0U);
+  EXPECT_EQ(held(a2), 2U);  // a1 finished: the context's two tokens now cover a2
+  EXPECT_EQ(held(b), 2U);
+  while (step_random(rng)) {
+  }
+  EXPECT_EQ(finished_.size(), 3U);
+  EXPECT_NO_THROW(driver_->check_final_invariants());
 }
 
 TEST_F(DssPolicyTest, TwoProcessesSplitThirteenSmsSevenToSix) {

@@ -189,10 +189,11 @@ TEST(TypedOptions, HelpTextComesFromTheDeclarations) {
 // --- the policies' declarations --------------------------------------------------------------------
 
 TEST(PolicyOptionDeclarations, EffectiveValuesFillDefaults) {
-  EXPECT_EQ(effective_policy_options("dss", {}),
-            nlohmann::json::parse(R"({"token_bits": "auto", "preempt_done_starts": "on"})"));
+  EXPECT_EQ(
+      effective_policy_options("dss", {}),
+      nlohmann::json::parse(R"({"token_bits": "auto", "preempt_done_starts": "on", "tokens": "process"})"));
   EXPECT_EQ(effective_policy_options("dss", {{"token_bits", "16"}}),
-            nlohmann::json::parse(R"({"token_bits": 16, "preempt_done_starts": "on"})"));
+            nlohmann::json::parse(R"({"token_bits": 16, "preempt_done_starts": "on", "tokens": "process"})"));
   EXPECT_EQ(effective_policy_options("leaky-bucket", {{"shares", "3:1"}}),
             nlohmann::json::parse(R"({"shares": [3, 1], "compensate": "on"})"));
   EXPECT_EQ(effective_policy_options("ppq", {}), nlohmann::json::parse(R"({"access": "shared"})"));
