@@ -1,6 +1,7 @@
 #include "config/experiment_loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "config/gpu_loader.h"
@@ -240,13 +241,33 @@ namespace {
 
 /// The keys of an experiment file, and of one that extends another (docs/config.md "Extending an
 /// experiment"): the same, every one optional, plus `extends` and the list edits.
-const std::vector<std::string_view> kExperimentKeys = {"name",     "description",   "notes", "gpu",
-                                                       "analysis", "workloads",     "runs",  "seeds",
-                                                       "paper",    "tb_rsd_percent"};
-const std::vector<std::string_view> kExtensionKeys = {
-    "extends",    "name",  "description", "notes",          "gpu",           "analysis",         "workloads",
-    "runs",       "seeds", "paper",       "tb_rsd_percent", "add_workloads", "remove_workloads", "add_runs",
-    "remove_runs"};
+const std::vector<std::string_view> kExperimentKeys = {"name",
+                                                       "description",
+                                                       "notes",
+                                                       "gpu",
+                                                       "analysis",
+                                                       "workloads",
+                                                       "runs",
+                                                       "seeds",
+                                                       "paper",
+                                                       "tb_rsd_percent",
+                                                       "preemption_latency_scale"};
+const std::vector<std::string_view> kExtensionKeys = {"extends",
+                                                      "name",
+                                                      "description",
+                                                      "notes",
+                                                      "gpu",
+                                                      "analysis",
+                                                      "workloads",
+                                                      "runs",
+                                                      "seeds",
+                                                      "paper",
+                                                      "tb_rsd_percent",
+                                                      "add_workloads",
+                                                      "remove_workloads",
+                                                      "add_runs",
+                                                      "remove_runs",
+                                                      "preemption_latency_scale"};
 /// Experiments extending experiments: a chain longer than this is a mistake, not a design.
 constexpr std::size_t kMaxExtendsDepth = 16;
 
@@ -460,6 +481,11 @@ ExperimentConfig load_experiment_at(const std::string& path, std::vector<std::st
     c.tb_rsd_where = rsd->where();
   }
 
+  if (const auto scale = m.optional("preemption_latency_scale")) {
+    // 0 makes preemption free of latencies; a thousand times the shipped ones is already absurd.
+    c.preemption_latency_scale = scale->as_number_in(0, 1000, "times");
+  }
+
   check_grid_size(c, runs ? *runs : m.node());
 
   if (const auto paper = m.optional("paper")) c.paper = read_paper(*paper);
@@ -478,9 +504,17 @@ const Workload& ExpandedExperiment::workload_of(const GridPoint& point) const {
   return (point.run > 0 && w.prioritized) ? *w.prioritized : w.workload;
 }
 
+void scale_preemption_latencies(GpuConfig& gpu, double scale) {
+  ContextSwitchConfig& cs = gpu.context_switch;
+  for (std::uint32_t* cycles : {&cs.drain_cycles, &cs.trap_cycles, &cs.setup_cycles}) {
+    *cycles = static_cast<std::uint32_t>(std::llround(*cycles * scale));
+  }
+}
+
 ExpandedExperiment expand_experiment(const ExperimentConfig& config) {
   ExpandedExperiment e;
   e.gpu = load_gpu_config(config.gpu_path);
+  if (config.preemption_latency_scale) scale_preemption_latencies(e.gpu, *config.preemption_latency_scale);
   for (const ExperimentRun& run : config.runs) e.run_gpus.push_back(run_gpu(e.gpu, run));
   if (config.generator) {
     const MixGeneratorConfig& g = *config.generator;

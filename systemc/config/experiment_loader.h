@@ -96,6 +96,9 @@ struct ExperimentConfig {
   /// thread-block time spread (a sensitivity study; see override_tb_rsd).
   std::optional<double> tb_rsd_percent;
   SourceLocation tb_rsd_where;
+  /// `preemption_latency_scale`: the GPU's drain, trap and setup cycles times this (a sensitivity
+  /// study of the preemption latencies; scale_preemption_latencies).
+  std::optional<double> preemption_latency_scale;
 };
 
 /// Loads and checks an experiment file. Paths in it are relative to the file. Does not load the GPU or
@@ -130,6 +133,9 @@ struct ExpandedExperiment {
   /// The workload a grid point simulates (the prioritized variant for non-baseline runs).
   [[nodiscard]] const Workload& workload_of(const GridPoint& point) const;
 };
+
+/// Multiplies the GPU's context_switch drain, trap and setup cycles by `scale`, rounded to whole cycles.
+void scale_preemption_latencies(GpuConfig& gpu, double scale);
 
 /// Loads the GPU and the workloads (or generates the mixes) and lists every simulation. InputError
 /// (naming the run's key) when a run asks for warp-level SMs the GPU file cannot build (no sm.warp

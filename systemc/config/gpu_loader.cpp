@@ -43,7 +43,8 @@ const std::vector<std::string_view> kMemoryKeys = {"bandwidth_gb_per_s", "latenc
 const std::vector<std::string_view> kPcieKeys = {"clock_mhz",   "lanes",      "bits_per_lane_per_cycle",
                                                  "burst_bytes", "latency_ns", "command_bytes"};
 const std::vector<std::string_view> kFrontendKeys = {"command_queues", "queue_depth", "copy_engines"};
-const std::vector<std::string_view> kContextSwitchKeys = {"bandwidth_share", "burst_bytes"};
+const std::vector<std::string_view> kContextSwitchKeys = {
+    "bandwidth_share", "burst_bytes", "min_transactions", "drain_cycles", "trap_cycles", "setup_cycles"};
 const std::vector<std::string_view> kTopKeys = {
     "name",   "sms",  "core_clock_mhz", "warp_size",      "sm",
     "memory", "pcie", "frontend",       "active_kernels", "context_switch"};
@@ -239,6 +240,11 @@ ContextSwitchConfig read_context_switch(const YamlMap& parent) {
     m.required("bandwidth_share").fail("must be per_sm or full, not '" + share + "'");
   }
   cs.burst_bytes = m.optional_u32_in("burst_bytes", cs.burst_bytes, 1, 1U << 20U, "bytes");
+  cs.min_transactions = m.optional_u32_in("min_transactions", cs.min_transactions, 1, 65536, "transactions");
+  // A million cycles (about a millisecond) is far beyond any drain, trap entry or setup: a typo.
+  cs.drain_cycles = m.optional_u32_in("drain_cycles", cs.drain_cycles, 0, 1'000'000, "cycles");
+  cs.trap_cycles = m.optional_u32_in("trap_cycles", cs.trap_cycles, 0, 1'000'000, "cycles");
+  cs.setup_cycles = m.optional_u32_in("setup_cycles", cs.setup_cycles, 0, 1'000'000, "cycles");
   return cs;
 }
 
@@ -357,7 +363,11 @@ nlohmann::json gpu_config_document(const GpuConfig& gpu) {
       {"active_kernels", gpu.active_kernels},
       {"context_switch",
        {{"bandwidth_share", gpu.context_switch.per_sm_share ? "per_sm" : "full"},
-        {"burst_bytes", gpu.context_switch.burst_bytes}}},
+        {"burst_bytes", gpu.context_switch.burst_bytes},
+        {"min_transactions", gpu.context_switch.min_transactions},
+        {"drain_cycles", gpu.context_switch.drain_cycles},
+        {"trap_cycles", gpu.context_switch.trap_cycles},
+        {"setup_cycles", gpu.context_switch.setup_cycles}}},
   };
 }
 

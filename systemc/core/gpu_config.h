@@ -116,7 +116,18 @@ struct ContextSwitchConfig {
   /// true: a saving or restoring SM streams at 1/N_SM of the memory bandwidth, its share when every SM
   /// does the same (the assumption behind Tanasic Table 1's Save Time); false: it may use it all.
   bool per_sm_share = true;
-  std::uint32_t burst_bytes = 4096;  ///< size of the save/restore memory transactions
+  std::uint32_t burst_bytes = 4096;  ///< largest save/restore memory transaction
+  /// A save or restore is cut into at least this many transactions (sm/context_mover.h says why).
+  std::uint32_t min_transactions = 64;
+  // Preemption latencies (Tanasic 3.1-3.2), in core cycles; 0 (the default) makes each free.
+  /// TB level: the pipeline drain before the trap (in-flight instructions complete for precise state).
+  /// The warp-level SM drains what it has in flight instead and ignores this.
+  std::uint32_t drain_cycles = 0;
+  /// The microprogrammed trap routine's entry, after the drain and before the first context write.
+  std::uint32_t trap_cycles = 0;
+  /// Setting an SM up for a kernel it is not set up for (context id, page-table base, kernel
+  /// parameters: Tanasic 3.1, Fig. 3), before that kernel's first thread block starts or restores.
+  std::uint32_t setup_cycles = 0;
 };
 
 struct GpuConfig {

@@ -13,6 +13,7 @@ SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> polic
       policy_(std::move(policy)),
       hooks_(std::move(hooks)) {
   open_preemption_.assign(gpu.num_sms, kNoRecord);
+  awaiting_setup_.assign(gpu.num_sms, kNoRecord);
 }
 
 void SmDriver::attach_sms(std::vector<SmPort*> ports) { ports_ = std::move(ports); }
@@ -244,7 +245,7 @@ void SmDriver::reserve_sm(SmId sm, KernelId next) {
   if (hooks_.sm_changed) hooks_.sm_changed(sm);
 }
 
-void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, std::uint64_t bytes) {
+void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, const ContextSave& save) {
   SmStatus& status = framework_.sm(sm);
   if (status.state != SmState::kReserved) {
     violation("context saved on an SM that is not reserved", sm,
@@ -267,7 +268,11 @@ void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, 
   }
   if (status.running_tbs != 0) violation("context save left thread blocks on the SM", sm, *status.kernel);
   if (open_preemption_[index(sm)] < preemptions_.size()) {
-    preemptions_[open_preemption_[index(sm)]].bytes = bytes;
+    PreemptionRecord& record = preemptions_[open_preemption_[index(sm)]];
+    record.bytes = save.bytes;
+    record.drain_ps = save.drain_ps;
+    record.trap_ps = save.trap_ps;
+    record.save_start_ps = save.write_start_ps;
   }
   settle_sm(sm);
   if (hooks_.sm_changed) hooks_.sm_changed(sm);
@@ -321,6 +326,7 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
     ++tbs_issued_;
   }
   launch.tb = tb;
+  launch.after_preemption = awaiting_setup_[index(sm)] != kNoRecord;
   tb_states_[index(kernel)][tb] = TbState::kRunning;
   const TimePs t = now();
   if (k.start_ps == kNever) k.start_ps = t;
@@ -343,7 +349,11 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
   }
   if (!found) status.residents.push_back({kernel, 1});
 
-  ports_[index(sm)]->start_tb(launch);
+  const TimePs setup_wait = ports_[index(sm)]->start_tb(launch);
+  if (awaiting_setup_[index(sm)] != kNoRecord) {
+    preemptions_[awaiting_setup_[index(sm)]].setup_ps = setup_wait;
+    awaiting_setup_[index(sm)] = kNoRecord;
+  }
   running_query_ = "on_tb_started";
   policy_->on_tb_started(sm, kernel, *this);
   running_query_ = nullptr;
@@ -413,6 +423,7 @@ void SmDriver::settle_sm(SmId sm) {
     if (status.running_tbs != 0) return;
     if (open_preemption_[index(sm)] < preemptions_.size()) {
       preemptions_[open_preemption_[index(sm)]].done_ps = now();
+      awaiting_setup_[index(sm)] = open_preemption_[index(sm)];
       open_preemption_[index(sm)] = kNoRecord;
     }
     // The preemption is complete: set the SM up for the kernel in `next` (Fig. 3).

@@ -45,6 +45,13 @@ struct PreemptionRecord {
   TimePs requested_ps = 0;
   TimePs done_ps = 0;       ///< 0 while in progress
   std::uint64_t bytes = 0;  ///< context saved (context switch)
+  // Context switch (Tanasic 3.2): request, pipeline drain, trap routine, context writes until done_ps.
+  TimePs drain_ps = 0;
+  TimePs trap_ps = 0;
+  TimePs save_start_ps = 0;  ///< the first context write (0 for draining)
+  /// The setup the SM then waited for before its next thread block (0 if it went back to a kernel it
+  /// was set up for, or ran none).
+  TimePs setup_ps = 0;
 };
 
 class SmDriver final : public EngineControl, public TbCompletionListener {
@@ -75,7 +82,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
 
   // TbCompletionListener
   void on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) override;
-  void on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, std::uint64_t bytes) override;
+  void on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, const ContextSave& save) override;
   void set_preemption(PreemptionMechanism mechanism) { preemption_ = mechanism; }
   /// The run's seed, handed to the policy through EngineControl::seed().
   void set_seed(std::uint64_t seed) { seed_ = seed; }
@@ -176,10 +183,12 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   static constexpr std::size_t kNoRecord = static_cast<std::size_t>(-1);
   std::vector<PreemptionRecord> preemptions_;
   std::vector<std::size_t> open_preemption_;  ///< per SM: index into preemptions_ or kNoRecord
-  std::deque<DeferredWork> deferred_;         ///< the driver's work for actions, in call order
-  const char* running_hook_ = nullptr;        ///< the policy hook now running, if any
-  const char* running_query_ = nullptr;       ///< select_kernel / on_tb_started now running, if any
-  bool applying_ = false;                     ///< apply_deferred() is working off the queue
+  /// per SM: the finished preemption whose setup_ps the SM's next thread block gives, or kNoRecord
+  std::vector<std::size_t> awaiting_setup_;
+  std::deque<DeferredWork> deferred_;    ///< the driver's work for actions, in call order
+  const char* running_hook_ = nullptr;   ///< the policy hook now running, if any
+  const char* running_query_ = nullptr;  ///< select_kernel / on_tb_started now running, if any
+  bool applying_ = false;                ///< apply_deferred() is working off the queue
 };
 
 }  // namespace gpumux

@@ -44,7 +44,11 @@ struct PreemptionTrace {
   std::uint8_t mechanism = 0;  ///< PreemptionMechanism
   TimePs requested_ps = 0;
   TimePs done_ps = 0;
-  std::uint64_t bytes = 0;  ///< context saved
+  std::uint64_t bytes = 0;   ///< context saved
+  TimePs drain_ps = 0;       ///< context switch: pipeline drain (Tanasic 3.2)
+  TimePs trap_ps = 0;        ///< context switch: trap routine entry
+  TimePs save_start_ps = 0;  ///< context switch: first context write (0 for draining)
+  TimePs setup_ps = 0;       ///< the SM's setup before its next thread block
 };
 
 /// One GPU command's passage: queued in its hardware queue, issued by the dispatcher, completed.
@@ -63,7 +67,9 @@ struct SmRecord {
   std::uint32_t id = 0;
   TimePs busy_ps = 0;
   std::uint64_t thread_blocks = 0;
-  WarpSmStats warp;  ///< warp-level SMs only (zero at TB level)
+  WarpSmStats warp;          ///< warp-level SMs only (zero at TB level)
+  std::uint64_t setups = 0;  ///< times the SM was set up for a kernel (sm/sm_setup.h)
+  TimePs setup_ps = 0;       ///< thread blocks' waits for those setups
 };
 
 struct MemoryRecord {
@@ -104,27 +110,28 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessRun, start_ps, end_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessResult, name, runs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelRecord, name, process, launch_ps, start_ps, end_ps, thread_blocks,
                                    tbs_per_sm, preemptions, instructions)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PreemptionTrace, sm, kernel, mechanism, requested_ps, done_ps, bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PreemptionTrace, sm, kernel, mechanism, requested_ps, done_ps, bytes,
+                                   drain_ps, trap_ps, save_start_ps, setup_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommandTrace, kind, process, stream, queue, bytes, queued_ps, issued_ps,
                                    done_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WarpSmStats, instructions, cycles, scheduler_cycles, idle_memory,
                                    idle_barrier, idle_no_warp, idle_other, alu_busy_cycles,
                                    memory_unit_busy_cycles, memory_requests)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmRecord, id, busy_ps, thread_blocks, warp)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmRecord, id, busy_ps, thread_blocks, warp, setups, setup_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, bytes, transactions, busy_ps, pcie_down_bytes, pcie_up_bytes)
 static_assert(field_count<ProcessRun>() == 2, "ProcessRun changed: update its JSON line");
 static_assert(field_count<ProcessResult>() == 2, "ProcessResult changed: update its JSON line");
 static_assert(field_count<KernelRecord>() == 9, "KernelRecord changed: update its JSON line");
-static_assert(field_count<PreemptionTrace>() == 6, "PreemptionTrace changed: update its JSON line");
+static_assert(field_count<PreemptionTrace>() == 10, "PreemptionTrace changed: update its JSON line");
 static_assert(field_count<CommandTrace>() == 8, "CommandTrace changed: update its JSON line");
 static_assert(field_count<WarpSmStats>() == 10, "WarpSmStats changed: update its JSON line");
-static_assert(field_count<SmRecord>() == 4, "SmRecord changed: update its JSON line");
+static_assert(field_count<SmRecord>() == 6, "SmRecord changed: update its JSON line");
 static_assert(field_count<MemoryRecord>() == 5, "MemoryRecord changed: update its JSON line");
 static_assert(field_count<RunResult>() == 17, "RunResult changed: update to_json/from_json (run_result.cpp)");
 
 /// Version of the RunResult JSON form (the child-to-parent transport and the baseline cache); from_json
 /// refuses any other version. Raise it whenever a field is added, removed or changes meaning.
-inline constexpr int kRunResultSchemaVersion = 3;
+inline constexpr int kRunResultSchemaVersion = 4;
 
 void to_json(nlohmann::json& j, const RunResult& r);
 void from_json(const nlohmann::json& j, RunResult& r);

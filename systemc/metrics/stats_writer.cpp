@@ -120,7 +120,16 @@ nlohmann::json stats_json(const RunReport& report) {
                            {"mechanism", to_string(static_cast<PreemptionMechanism>(p.mechanism))},
                            {"requested_ns", ns(p.requested_ps)},
                            {"done_ns", ns(p.done_ps)},
-                           {"bytes", p.bytes}});
+                           {"bytes", p.bytes},
+                           {"setup_ns", ns(p.setup_ps)}});
+    if (static_cast<PreemptionMechanism>(p.mechanism) == PreemptionMechanism::kContextSwitch) {
+      // Tanasic 3.2: the pipeline drains, the trap routine starts, then the context is written.
+      json& record = preemptions.back();
+      record["drain_ns"] = ns(p.drain_ps);
+      record["trap_ns"] = ns(p.trap_ps);
+      record["save_start_ns"] = ns(p.save_start_ps);
+      record["save_ns"] = ns(p.done_ps - p.save_start_ps);
+    }
   }
   j["preemptions"] = preemptions;
   json sms = json::array();
@@ -130,7 +139,9 @@ nlohmann::json stats_json(const RunReport& report) {
                    {"busy_cycles", gpu.ps_to_cycles(s.busy_ps)},
                    {"utilization",
                     r.end_ps == 0 ? 0.0 : static_cast<double>(s.busy_ps) / static_cast<double>(r.end_ps)},
-                   {"thread_blocks", s.thread_blocks}});
+                   {"thread_blocks", s.thread_blocks},
+                   {"setups", s.setups},
+                   {"setup_ns", ns(s.setup_ps)}});
     if (r.sm_model == "warp") sms.back()["warp"] = warp_sm_json(s.warp);
   }
   j["sms"] = sms;

@@ -15,7 +15,7 @@ ContextMover::ContextMover(tlm::tlm_initiator_socket<>& socket, const GpuConfig&
       bytes_per_ps_(gpu.memory.bandwidth_gb_per_s * 1e9 / 1e12 /
                     (gpu.context_switch.per_sm_share ? static_cast<double>(gpu.num_sms) : 1.0)),
       burst_bytes_(gpu.context_switch.burst_bytes),
-      pace_ps_(static_cast<double>(gpu.context_switch.burst_bytes) / bytes_per_ps_),
+      min_transactions_(gpu.context_switch.min_transactions),
       buffer_(gpu.context_switch.burst_bytes, 0) {
   spawn_thread("memory_initiator", [this] { run(); });
   payload_.set_data_ptr(buffer_.data());
@@ -23,13 +23,22 @@ ContextMover::ContextMover(tlm::tlm_initiator_socket<>& socket, const GpuConfig&
   payload_.set_address(0x1000'0000ULL * (index(sm_) + 1));
 }
 
-void ContextMover::request(bool is_write, std::uint64_t bytes, Done on_done) {
+void ContextMover::request(bool is_write, std::uint64_t bytes, TimePs start_ps, Done on_done) {
   const TimePs now = sc_core::sc_time_stamp().value();
+  if (start_ps < now) {
+    throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now)) + " ns on SM " +
+                             std::to_string(index(sm_)) + ": a context transfer requested to start at " +
+                             std::to_string(ns_from_ps(start_ps)) + " ns, in the past");
+  }
   Transfer t;
   t.is_write = is_write;
-  t.start_ps = now;
+  t.start_ps = start_ps;
   t.left = bytes;
-  t.done_ps = now;
+  // At least min_transactions pieces of whole granules, at most burst_bytes (see the header).
+  const std::uint64_t piece = (bytes + min_transactions_ - 1) / min_transactions_;
+  const std::uint64_t granules = (piece + kGranuleBytes - 1) / kGranuleBytes;
+  t.burst = static_cast<std::uint32_t>(std::min<std::uint64_t>(burst_bytes_, granules * kGranuleBytes));
+  t.done_ps = start_ps;
   t.on_done = std::move(on_done);
   transfers_.push_back(std::move(t));
   requested_.notify(sc_core::SC_ZERO_TIME);
@@ -37,8 +46,8 @@ void ContextMover::request(bool is_write, std::uint64_t bytes, Done on_done) {
 
 TimePs ContextMover::next_burst_ps(const Transfer& t) const {
   // The burst leaves the SM once its share of the bandwidth has carried it.
-  const double size = static_cast<double>(std::min<std::uint64_t>(t.left, burst_bytes_));
-  return t.start_ps + round_to_ps(t.sent_ps + pace_ps_ * size / burst_bytes_);
+  const double size = static_cast<double>(std::min<std::uint64_t>(t.left, t.burst));
+  return t.start_ps + round_to_ps(t.sent_ps + size / bytes_per_ps_);
 }
 
 void ContextMover::run() {
@@ -74,8 +83,8 @@ void ContextMover::run() {
       continue;
     }
     Transfer& t = *next;
-    const auto size = static_cast<std::uint32_t>(std::min<std::uint64_t>(t.left, burst_bytes_));
-    t.sent_ps += pace_ps_ * size / burst_bytes_;
+    const auto size = static_cast<std::uint32_t>(std::min<std::uint64_t>(t.left, t.burst));
+    t.sent_ps += static_cast<double>(size) / bytes_per_ps_;
     t.left -= size;
     payload_.set_command(t.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
     payload_.set_data_length(size);

@@ -12,6 +12,7 @@
 #include "core/types.h"
 #include "core/warp_stats.h"
 #include "sm/sm_port.h"
+#include "sm/sm_setup.h"
 
 namespace gpumux {
 
@@ -27,6 +28,8 @@ class SmModule : public sc_core::sc_module, public SmPort {
   [[nodiscard]] virtual std::uint64_t tbs_completed() const = 0;
   /// Resident thread blocks, as an int so sc_trace can sample it for the VCD.
   [[nodiscard]] virtual const int& traced_resident_tbs() const = 0;
+  /// Its setups for kernels so far (GpuConfig context_switch.setup_cycles).
+  [[nodiscard]] virtual const SmSetup& setup() const = 0;
   [[nodiscard]] virtual WarpSmStats warp_stats() const { return {}; }
   /// Warp level: resident warps and instructions issued in the latest active cycle (VCD); null at
   /// TB level.

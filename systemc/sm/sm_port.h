@@ -48,6 +48,18 @@ struct TbLaunch {
   bool resumed = false;  ///< a preempted TB re-issued: `resume` says where it stopped
   ResumeContext resume;
   std::uint64_t restore_bytes = 0;  ///< context read back from memory before it runs again
+  /// The SM was preempted since its last thread block: setting it up for a kernel it is not set up for
+  /// costs context_switch.setup_cycles (sm/sm_setup.h says why only then).
+  bool after_preemption = false;
+};
+
+/// How a context save went (Tanasic 3.2): issue stopped at the request, the pipeline drained, the trap
+/// routine ran, then the context was written. stats.json's preemption records show each part.
+struct ContextSave {
+  std::uint64_t bytes = 0;    ///< registers and shared memory of every saved thread block
+  TimePs drain_ps = 0;        ///< request to drained pipeline (and to restores under way landing)
+  TimePs trap_ps = 0;         ///< the trap routine's entry
+  TimePs write_start_ps = 0;  ///< absolute time the context writes began
 };
 
 /// Receives thread-block completions and finished context saves from the SMs.
@@ -56,8 +68,8 @@ class TbCompletionListener {
   virtual ~TbCompletionListener() = default;
   virtual void on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) = 0;
   /// A context save started by SmPort::save_context() finished: every TB on the SM was stopped and
-  /// its registers and shared memory (`bytes` in all) are in memory; the SM is empty.
-  virtual void on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, std::uint64_t bytes) = 0;
+  /// its registers and shared memory (`save.bytes` in all) are in memory; the SM is empty.
+  virtual void on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, const ContextSave& save) = 0;
 };
 
 /// Resources in use on an SM (all zero when it is empty).
@@ -108,9 +120,11 @@ class SmPort {
   /// Would one more thread block with this footprint fit? `shared_memory_config` is the carve-out
   /// the kernel needs; an SM holding TBs keeps its carve-out until it empties.
   [[nodiscard]] virtual bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const = 0;
-  /// Start a thread block now. A re-issued preempted TB first restores `launch.restore_bytes` of
-  /// context from memory, then continues from `launch.resume`.
-  virtual void start_tb(const TbLaunch& launch) = 0;
+  /// Start a thread block now. After a preemption, an SM not set up for its kernel is set up first
+  /// (GpuConfig context_switch.setup_cycles, sm/sm_setup.h). A re-issued preempted TB then restores
+  /// `launch.restore_bytes` of context from memory, and continues from `launch.resume`. Returns how
+  /// long the thread block waits for the setup (0 on an SM set up for its kernel).
+  virtual TimePs start_tb(const TbLaunch& launch) = 0;
   /// Context switch (Tanasic 3.2): stop every resident thread block now and save its context to
   /// memory; TbCompletionListener::on_context_saved reports the end. Resources stay held until then.
   virtual void save_context() = 0;

@@ -110,7 +110,8 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   r.tbs_reissued = driver.tbs_reissued();
   for (const PreemptionRecord& p : driver.preemptions()) {
     r.preemptions.push_back({index(p.sm), index(p.kernel), static_cast<std::uint8_t>(p.mechanism),
-                             p.requested_ps, p.done_ps, p.bytes});
+                             p.requested_ps, p.done_ps, p.bytes, p.drain_ps, p.trap_ps, p.save_start_ps,
+                             p.setup_ps});
   }
   r.processes = host_->results();
   for (const KernelStatus& k : driver.framework().all_kernels()) {
@@ -128,7 +129,8 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
                           c.command.issued_ps, c.done_ps});
   }
   for (const auto& sm : sms_) {
-    r.sms.push_back({index(sm->id()), sm->busy_ps(), sm->tbs_completed(), sm->warp_stats()});
+    r.sms.push_back({index(sm->id()), sm->busy_ps(), sm->tbs_completed(), sm->warp_stats(),
+                     sm->setup().setups(), sm->setup().setup_total_ps()});
   }
   r.memory.bytes = memory_->channel().bytes();
   r.memory.transactions = memory_->transactions();

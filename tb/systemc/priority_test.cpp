@@ -75,6 +75,46 @@ TEST(Priority, ExclusiveAccessPreemptsEverySmSharedOnlyWhatIsNeeded) {
   EXPECT_GE(turnaround_us(r[1], 0), turnaround_us(r[0], 0));
 }
 
+// Preemption latencies (issue 11 item 4, Tanasic 3.1-3.2): a context switch drains the pipeline and
+// runs the trap routine before the first context write, and the SM is set up for the high-priority
+// kernel before its thread blocks run. Each shows in the preemption record, and the high-priority
+// turnaround grows by exactly their sum (the save's writes and the thread blocks take as long as
+// without them; setups without a preemption cost nothing: sm/sm_setup.h).
+TEST(Priority, PreemptionLatenciesAreChargedAndRecorded) {
+  SimulationSpec free = scenario("ppq", PreemptionMechanism::kContextSwitch);
+  SimulationSpec charged = free;
+  charged.gpu.context_switch.drain_cycles = 282;
+  charged.gpu.context_switch.trap_cycles = 100;
+  charged.gpu.context_switch.setup_cycles = 353;
+  const std::vector<RunResult> r = simulate_all({free, charged}, 2);
+  const GpuConfig& gpu = charged.gpu;
+  const TimePs drain = gpu.cycles_to_ps(282);
+  const TimePs trap = gpu.cycles_to_ps(100);
+  const TimePs setup = gpu.cycles_to_ps(353);
+  ASSERT_EQ(r[0].preemptions.size(), 2U);
+  ASSERT_EQ(r[1].preemptions.size(), 2U);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const PreemptionTrace& none = r[0].preemptions[i];
+    const PreemptionTrace& p = r[1].preemptions[i];
+    EXPECT_EQ(none.drain_ps + none.trap_ps + none.setup_ps, 0);
+    EXPECT_EQ(none.save_start_ps, none.requested_ps);
+    EXPECT_EQ(p.drain_ps, drain);
+    EXPECT_EQ(p.trap_ps, trap);
+    EXPECT_EQ(p.save_start_ps, p.requested_ps + drain + trap);
+    EXPECT_EQ(p.done_ps - p.save_start_ps, none.done_ps - none.save_start_ps);  // the same writes
+    EXPECT_EQ(p.setup_ps, setup);  // set up for the high-priority kernel
+  }
+  const auto end_of_high = [](const RunResult& run) { return run.processes[2].runs.at(0).end_ps; };
+  EXPECT_EQ(end_of_high(r[1]) - end_of_high(r[0]), drain + trap + setup);
+  // Per SM: a charged setup on each of the two preempted SMs only.
+  std::uint64_t setups = 0;
+  for (const SmRecord& sm : r[1].sms) {
+    EXPECT_EQ(sm.setup_ps, sm.setups * setup) << "SM " << sm.id;
+    setups += sm.setups;
+  }
+  EXPECT_EQ(setups, 2U);
+}
+
 TEST(Priority, PpqRejectsUnknownOptions) {
   EXPECT_THROW((void)create_policy("ppq", {{"acess", "shared"}}), InputError);
   EXPECT_THROW((void)create_policy("ppq", {{"access", "sometimes"}}), InputError);

@@ -795,6 +795,25 @@ TEST_F(ConfigErrorTest, GpuNumbersOutsidePhysicalRangesNameTheRange) {
   const std::string cs_path = write("cs.yaml", cs);
   expect_error(error_of([&] { (void)load_gpu_config(cs_path); }), "cs.yaml", line_of(cs, "context_switch"),
                "context_switch.burst_bytes", "must be between 1 and 1048576 bytes");
+  // The preemption latencies (issue 11 item 4): a millisecond of trap routine is a typo, a negative
+  // setup is no time, a fractional drain is not a cycle count, a misspelt key is unknown.
+  const struct {
+    const char* map;
+    const char* key;
+    const char* fragment;
+  } latencies[] = {
+      {"{trap_cycles: 1000001}", "context_switch.trap_cycles", "must be between 0 and 1000000 cycles"},
+      {"{setup_cycles: -1}", "context_switch.setup_cycles", "must be between 0 and 1000000 cycles"},
+      {"{drain_cycles: 2.5}", "context_switch.drain_cycles", "expected an integer"},
+      {"{min_transactions: 0}", "context_switch.min_transactions", "must be between 1 and 65536"},
+      {"{trap_cycle: 100}", "context_switch.trap_cycle", "unknown key"},
+  };
+  for (const auto& c : latencies) {
+    const std::string text = std::string(kGpu) + "context_switch: " + c.map + "\n";
+    const std::string latency_path = write("latency.yaml", text);
+    expect_error(error_of([&] { (void)load_gpu_config(latency_path); }), "latency.yaml",
+                 line_of(text, "context_switch"), c.key, c.fragment);
+  }
 }
 
 TEST_F(ConfigErrorTest, KernelTimesBeyondTheirRangeAreRefused) {

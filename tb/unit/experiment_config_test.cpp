@@ -462,6 +462,34 @@ TEST_F(ExperimentErrors, TbRsdPercentReachesEveryWorkloadAndItsPrioritizedVarian
   expect_error(error_of(fixed, true), line_of(fixed, "tb_rsd_percent"), "tb_rsd_percent", "no effect");
 }
 
+TEST_F(ExperimentErrors, PreemptionLatencyScaleMultipliesTheGpusLatencies) {
+  const GpuConfig shipped = load_gpu_config(kConfigDir + "/gpus/kepler-k20c.yaml");
+  for (const std::string variant : {"free", "x10"}) {
+    SCOPED_TRACE(variant);
+    // The sensitivity grids of docs/validation.md section 10: the parent grid, latencies scaled.
+    const ExperimentConfig parent = load_experiment(kConfigDir + "/experiments/tanasic-dss.yaml");
+    const ExperimentConfig c =
+        load_experiment(kConfigDir + "/experiments/tanasic-dss-latency-" + variant + ".yaml");
+    const double scale = variant == "free" ? 0.0 : 10.0;
+    EXPECT_EQ(c.preemption_latency_scale, std::optional<double>(scale));
+    ASSERT_TRUE(c.generator.has_value());
+    EXPECT_EQ(c.generator->mixes_per_count, parent.generator->mixes_per_count);
+    EXPECT_EQ(c.runs.size(), parent.runs.size());
+    const ExpandedExperiment e = expand_experiment(c);
+    const ContextSwitchConfig& cs = e.gpu.context_switch;
+    EXPECT_EQ(cs.drain_cycles, static_cast<std::uint32_t>(scale * shipped.context_switch.drain_cycles));
+    EXPECT_EQ(cs.trap_cycles, static_cast<std::uint32_t>(scale * shipped.context_switch.trap_cycles));
+    EXPECT_EQ(cs.setup_cycles, static_cast<std::uint32_t>(scale * shipped.context_switch.setup_cycles));
+    for (const GpuConfig& g : e.run_gpus) EXPECT_EQ(g.context_switch.setup_cycles, cs.setup_cycles);
+  }
+  const std::string negative =
+      header() + "preemption_latency_scale: -1\nruns:\n  - {label: a, policy: fcfs}\n";
+  expect_error(error_of(negative), line_of(negative, "-1"), "preemption_latency_scale",
+               "must be between 0 and 1000");
+  const std::string word = header() + "preemption_latency_scale: slow\nruns:\n  - {label: a, policy: fcfs}\n";
+  expect_error(error_of(word), line_of(word, "slow"), "preemption_latency_scale", "expected a number");
+}
+
 TEST_F(ExperimentErrors, SmModelAndWarpSchedulerOfARun) {
   const std::string m2090 = "gpu: " + kConfigDir + "/gpus/tesla-m2090.yaml\nanalysis: summary\nworkloads: [" +
                             kConfigDir + "/workloads/awatramani/Heart.yaml]\n";

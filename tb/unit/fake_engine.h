@@ -23,10 +23,11 @@ class FakeSm final : public SmPort {
   [[nodiscard]] bool fits(const TbFootprint& f, std::uint32_t config) const override {
     return usage_.fits(limits_, f, config);
   }
-  void start_tb(const TbLaunch& launch) override {
+  TimePs start_tb(const TbLaunch& launch) override {
     usage_.add(launch.footprint);
     running.push_back(
         {launch.kernel, launch.tb, launch.footprint, durations_.duration_of(launch), launch.restore_bytes});
+    return 0;  // always set up
   }
   /// The save is completed by the test with finish_save().
   void save_context() override { save_requested = true; }
@@ -103,7 +104,7 @@ class DriverTest : public ::testing::Test {
   /// Completes the context save an SM was asked for.
   void save(std::uint32_t sm) {
     ASSERT_TRUE(fakes_[sm]->save_requested) << "SM " << sm << " was not asked to save its context";
-    driver_->on_context_saved(SmId{sm}, fakes_[sm]->take_all(), 1);
+    driver_->on_context_saved(SmId{sm}, fakes_[sm]->take_all(), ContextSave{1, 0, 0, now_});
   }
   /// Runs until nothing is left: completes TBs (oldest first, SM by SM) and requested saves.
   void drain_all() {

@@ -24,10 +24,11 @@ class TimedSm final : public SmPort {
   [[nodiscard]] bool fits(const TbFootprint& f, std::uint32_t config) const override {
     return usage_.fits(limits_, f, config);
   }
-  void start_tb(const TbLaunch& launch) override {
+  TimePs start_tb(const TbLaunch& launch) override {
     usage_.add(launch.footprint);
     running.push_back(
         {launch.kernel, launch.tb, launch.footprint, now_, now_ + durations_.duration_of(launch), order_++});
+    return 0;  // always set up
   }
   void save_context() override { ADD_FAILURE() << "policy preempted an SM"; }
   [[nodiscard]] const SmUsage& usage() const override { return usage_; }

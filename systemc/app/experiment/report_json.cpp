@@ -57,6 +57,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                {"simulations", g.points.size()},
                {"baseline", c.runs.front().label}};
   if (c.tb_rsd_percent) j["grid"]["tb_rsd_percent"] = *c.tb_rsd_percent;
+  if (c.preemption_latency_scale) j["grid"]["preemption_latency_scale"] = *c.preemption_latency_scale;
   json row_list = json::array();
   for (const ReportRow& row : rows) {
     row_list.push_back({{"name", row.name},

@@ -238,6 +238,12 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
     md += "\n- Thread-block times: every kernel at " + rsd.str() +
           "% RSD around its mean (`tb_rsd_percent`; the kernel libraries' own spread is replaced)";
   }
+  if (c.preemption_latency_scale) {
+    std::ostringstream scale;
+    scale << *c.preemption_latency_scale;
+    md += "\n- Preemption latencies: the GPU's drain, trap and setup cycles x" + scale.str() +
+          " (`preemption_latency_scale`)";
+  }
   md += "\n- Seeds:";
   for (const std::uint64_t s : c.seeds) md += " " + std::to_string(s);
   const bool multiprogram = uses_isolated_baselines(c);

@@ -16,6 +16,9 @@ TbSm::TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, T
       limits_(gpu.sm),
       listener_(listener),
       durations_(duration_mode, seed),
+      setup_(gpu.cycles_to_ps(gpu.context_switch.setup_cycles), gpu.sm.max_resident_kernels),
+      drain_ps_(gpu.cycles_to_ps(gpu.context_switch.drain_cycles)),
+      trap_ps_(gpu.cycles_to_ps(gpu.context_switch.trap_cycles)),
       mover_(memory_socket, gpu, id) {
   spawn_method("complete_due", wake_, [this] { complete_due(); });
   spawn_method("finish_save", save_done_, [this] { finish_save(); });
@@ -28,9 +31,10 @@ bool TbSm::fits(const TbFootprint& f, std::uint32_t shared_memory_config) const 
   return !saving_ && usage_.admits(limits_, f, shared_memory_config, shared_memory_capacity_);
 }
 
-void TbSm::start_tb(const TbLaunch& launch) {
+TimePs TbSm::start_tb(const TbLaunch& launch) {
   const TimePs duration_ps = durations_.duration_of(launch);
   const TimePs now = now_ps();
+  const TimePs begin = setup_.begin(launch.kernel, now, launch.after_preemption);
   if (usage_.thread_blocks == 0) {
     shared_memory_capacity_ = launch.shared_memory_config;
     busy_since_ps_ = now;
@@ -38,18 +42,19 @@ void TbSm::start_tb(const TbLaunch& launch) {
   usage_.add(launch.footprint);
   traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
 
-  const Running record{0, next_sequence_++, now, launch.kernel, launch.tb, launch.footprint};
+  const Running record{0, next_sequence_++, begin, launch.kernel, launch.tb, launch.footprint};
   if (launch.restore_bytes > 0) {
     // A preempted TB first reads its context back (Tanasic 3.2), then runs what it had left.
     const std::uint64_t number = next_restore_++;
     restores_.emplace(number, Restore{record, duration_ps, false});
-    mover_.request(false, launch.restore_bytes,
+    mover_.request(false, launch.restore_bytes, begin,
                    [this, number](TimePs done_ps) { restore_done(number, done_ps); });
-    return;
+    return begin - now;
   }
   Running running = record;
-  running.end_ps = now + duration_ps;
+  running.end_ps = begin + duration_ps;
   push_running(running, now);
+  return begin - now;
 }
 
 void TbSm::push_running(const Running& tb, TimePs now) {
@@ -135,18 +140,20 @@ void TbSm::maybe_finish_save() {
 void TbSm::save_context() {
   const TimePs now = now_ps();
   saved_.clear();
-  saving_bytes_ = 0;
+  save_ = ContextSave{};
   restores_to_save_ = 0;
   while (any_running()) {
+    // Issue stops now: what a thread block had left is its end less now, or all of it if it was
+    // still waiting for the SM's setup.
     const Running r = pop_running();
-    saved_.push_back(
-        {{r.kernel, r.tb, {r.end_ps > now ? r.end_ps - now : 0, {}}}, r.footprint, r.end_ps, r.sequence});
-    saving_bytes_ += context_bytes(r.footprint);
+    const TimePs left = r.end_ps - std::min(r.end_ps, std::max(now, r.start_ps));
+    saved_.push_back({{r.kernel, r.tb, {left, {}}}, r.footprint, r.end_ps, r.sequence});
+    save_.bytes += context_bytes(r.footprint);
   }
   for (auto& [number, restore] : restores_) {
     restore.saved = true;
     ++restores_to_save_;
-    saving_bytes_ += context_bytes(restore.tb.footprint);
+    save_.bytes += context_bytes(restore.tb.footprint);
   }
   wake_at_ps_ = kNever;
   wake_.cancel();
@@ -154,7 +161,11 @@ void TbSm::save_context() {
   saving_ = true;
   save_sent_ = false;
   save_ready_ps_ = now;
-  mover_.request(true, saving_bytes_, [this](TimePs done_ps) { save_written(done_ps); });
+  // The pipeline drains and the trap routine starts before the first context write (Tanasic 3.2).
+  save_.drain_ps = drain_ps_;
+  save_.trap_ps = trap_ps_;
+  save_.write_start_ps = now + drain_ps_ + trap_ps_;
+  mover_.request(true, save_.bytes, save_.write_start_ps, [this](TimePs done_ps) { save_written(done_ps); });
 }
 
 void TbSm::finish_save() {
@@ -172,7 +183,7 @@ void TbSm::finish_save() {
   busy_total_ps_ += now - busy_since_ps_;
   saved_.clear();
   saving_ = false;
-  listener_.on_context_saved(id_, saved, saving_bytes_);
+  listener_.on_context_saved(id_, saved, save_);
 }
 
 }  // namespace gpumux

@@ -8,7 +8,10 @@
 // Context switch (Tanasic 3.2): saves and restores go through the SM's ContextMover (bursts paced
 // at the SM's bandwidth share, in time order with every other initiator). A re-issued thread block
 // starts running when its context is back; a save that stops the SM while a thread block is still
-// being restored completes after that restore.
+// being restored completes after that restore. The preemption latencies (GpuConfig::context_switch):
+// a save's writes start after the pipeline drain (drain_cycles) and the trap routine (trap_cycles);
+// after a preemption, a thread block of a kernel the SM is not set up for waits for the setup
+// (setup_cycles, sm/sm_setup.h) before it runs or restores.
 
 #include <cstdint>
 #include <map>
@@ -22,6 +25,7 @@
 #include "core/workload.h"
 #include "sm/context_mover.h"
 #include "sm/sm_model.h"
+#include "sm/sm_setup.h"
 #include "sm/tb/tb_duration.h"
 
 namespace gpumux {
@@ -35,7 +39,7 @@ class TbSm final : public SmModule {
        std::uint64_t seed, TbCompletionListener& listener);
 
   [[nodiscard]] bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const override;
-  void start_tb(const TbLaunch& launch) override;
+  TimePs start_tb(const TbLaunch& launch) override;
   void save_context() override;
   [[nodiscard]] const SmUsage& usage() const override { return usage_; }
 
@@ -44,12 +48,13 @@ class TbSm final : public SmModule {
   [[nodiscard]] TimePs busy_ps() const override;
   [[nodiscard]] std::uint64_t tbs_completed() const override { return tbs_completed_; }
   [[nodiscard]] const int& traced_resident_tbs() const override { return traced_resident_tbs_; }
+  [[nodiscard]] const SmSetup& setup() const override { return setup_; }
 
  private:
   struct Running {
     TimePs end_ps = 0;
     std::uint64_t sequence = 0;  ///< issue order: deterministic tie-break between equal end times
-    TimePs start_ps = 0;
+    TimePs start_ps = 0;         ///< began running (or restoring): after the SM's setup
     KernelId kernel{};
     std::uint32_t tb = 0;
     TbFootprint footprint{};
@@ -105,7 +110,10 @@ class TbSm final : public SmModule {
   TimePs busy_total_ps_ = 0;
   std::uint64_t tbs_completed_ = 0;
   int traced_resident_tbs_ = 0;
+  SmSetup setup_;
   // Context switch.
+  TimePs drain_ps_;  ///< GpuConfig context_switch.drain_cycles
+  TimePs trap_ps_;   ///< GpuConfig context_switch.trap_cycles
   ContextMover mover_;
   std::map<std::uint64_t, Restore> restores_;  ///< by request number: deterministic order
   std::uint64_t next_restore_ = 0;
@@ -113,8 +121,8 @@ class TbSm final : public SmModule {
   bool save_sent_ = false;
   std::uint32_t restores_to_save_ = 0;  ///< restores still running whose TBs the save includes
   TimePs save_ready_ps_ = 0;            ///< the save's last write taken, and those restores done
+  ContextSave save_;                    ///< the save under way
   std::vector<SavedTb> saved_;
-  std::uint64_t saving_bytes_ = 0;
   sc_core::sc_event save_done_;
 };
 

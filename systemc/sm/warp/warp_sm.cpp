@@ -99,6 +99,8 @@ WarpSm::WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gp
       segment_bytes_(gpu.warp.memory_segment_bytes),
       memory_(memory_socket, 0x4000'0000'0000ULL + (static_cast<std::uint64_t>(index(id)) << 32U),
               static_cast<std::size_t>(gpu.warp_size) * gpu.warp.memory_segment_bytes),
+      setup_(gpu.cycles_to_ps(gpu.context_switch.setup_cycles), gpu.sm.max_resident_kernels),
+      trap_ps_(gpu.cycles_to_ps(gpu.context_switch.trap_cycles)),
       mover_(memory_socket, gpu, id) {
   const SourceLocation where{gpu.source_file, 0, 0};
   if (gpu.warp.alu.count == 0 && gpu.warp.sfu.count == 0 && gpu.warp.load_store.count == 0) {
@@ -167,7 +169,7 @@ bool WarpSm::fits(const TbFootprint& f, std::uint32_t shared_memory_config) cons
   return !saving_ && usage_.admits(limits_, f, shared_memory_config, shared_memory_capacity_);
 }
 
-void WarpSm::start_tb(const TbLaunch& launch) {
+TimePs WarpSm::start_tb(const TbLaunch& launch) {
   const KernelDesc* desc = launch.desc;
   if (desc == nullptr || !desc->program) {
     throw InputError(desc != nullptr ? desc->where : SourceLocation{}, "program",
@@ -244,16 +246,23 @@ void WarpSm::start_tb(const TbLaunch& launch) {
     tb.warps.push_back(slot);
   }
 
+  const TimePs begin = setup_.begin(launch.kernel, now, launch.after_preemption);
   if (launch.restore_bytes > 0) {
     // A preempted TB first reads its context back (Tanasic 3.2), then continues where it stopped.
     tb.state = TbState::kRestoring;
     const std::uint64_t sequence = tb.sequence;
-    mover_.request(false, launch.restore_bytes,
+    mover_.request(false, launch.restore_bytes, begin,
                    [this, tb_index, sequence](TimePs done_ps) { restore_done(tb_index, sequence, done_ps); });
+  } else if (begin > now) {
+    // Waits for the SM's setup as a restoring thread block waits for its context.
+    tb.state = TbState::kRestoring;
+    tb.restored_cycle = std::max(clock_.cycle_at_or_after(begin), clock_.cycle_after(now));
+    tb_events_dirty_ = true;
   } else {
     activate_warps(tb_index, clock_.cycle_after(now));
   }
   if (!in_activation_) rearm_now();
+  return begin - now;
 }
 
 void WarpSm::save_context() {
@@ -265,15 +274,17 @@ void WarpSm::save_context() {
   }
   if (!in_activation_) account_to(clock_.cycle_at_or_after(now));
   bool any = false;
-  saving_bytes_ = 0;
+  save_ = ContextSave{};
   restores_to_save_ = 0;
   save_ready_ps_ = now;
+  save_requested_ps_ = now;
   for (ResidentTb& tb : tbs_) {
     if (tb.state == TbState::kFree) continue;
     any = true;
-    saving_bytes_ += context_bytes(tb.footprint);
+    save_.bytes += context_bytes(tb.footprint);
     if (tb.state == TbState::kRestoring) {
-      // Saved as it was restored (it never ran): once its context is on chip.
+      // Saved as it was restored (it never ran): once its context is on chip (or, for a thread block
+      // waiting for the SM's setup, once the setup is done).
       if (tb.restored_cycle == kNoCycle) {
         tb.restore_saved = true;
         ++restores_to_save_;
@@ -678,11 +689,17 @@ void WarpSm::restore_done(std::uint32_t tb_index, std::uint64_t sequence, TimePs
 }
 
 void WarpSm::start_save_write() {
-  if (saving_bytes_ == 0) {
-    save_done_.notify(sc_core::SC_ZERO_TIME);
+  // Drained: what was in flight is back (and any restore under way has landed). The trap routine
+  // runs, then the context is written (Tanasic 3.2).
+  const TimePs now = now_ps();
+  save_.drain_ps = now - save_requested_ps_;
+  save_.trap_ps = trap_ps_;
+  save_.write_start_ps = now + trap_ps_;
+  if (save_.bytes == 0) {
+    save_done_.notify(sc_core::sc_time::from_value(trap_ps_));
     return;
   }
-  mover_.request(true, saving_bytes_, [this](TimePs done_ps) {
+  mover_.request(true, save_.bytes, save_.write_start_ps, [this](TimePs done_ps) {
     save_done_.notify(sc_core::sc_time::from_value(done_ps - now_ps()));
   });
 }
@@ -714,7 +731,7 @@ void WarpSm::finish_save() {
   busy_total_ps_ += now - busy_since_ps_;
   first_unaccounted_ = std::max(first_unaccounted_, clock_.cycle_at_or_after(now));
   saving_ = false;
-  listener_.on_context_saved(id_, saved, saving_bytes_);
+  listener_.on_context_saved(id_, saved, save_);
 }
 
 // ---- The phase trace ----------------------------------------------------------------------------

@@ -41,11 +41,14 @@
 //
 // Context switch (Tanasic 3.2). save_context() stops issue at once, waits until every memory
 // request and pending result of the resident warps is back (and any context restore in progress
-// has finished), then writes the context of every resident thread block (registers * 4 + shared
-// memory bytes) through the SM's ContextMover; when the write is served the SM reports each thread
-// block with every warp's WarpResume (PC, loop counters, barriers passed, done) and releases its
-// resources. A re-issued thread block first reads `restore_bytes` back, then its warps continue
-// from their WarpResume with every register ready.
+// has finished) - the pipeline drain, as long as what was in flight, so context_switch.drain_cycles
+// is not used here - then runs the trap routine (context_switch.trap_cycles), then writes the context
+// of every resident thread block (registers * 4 + shared memory bytes) through the SM's ContextMover; when
+// the write is served the SM reports each thread block with every warp's WarpResume (PC, loop counters,
+// barriers passed, done) and releases its resources. A re-issued thread block first reads `restore_bytes`
+// back, then its warps continue from their WarpResume with every register ready. After a preemption, a thread
+// block of a kernel the SM is not set up for waits for the setup (context_switch.setup_cycles, sm/sm_setup.h)
+// before it restores or issues, held like a thread block being restored.
 //
 // Statistics (WarpSmStats). Issue slots are counted while the SM has an active warp (not finished,
 // not being restored, not stopped by a save); an idle slot of a scheduler is charged to one cause:
@@ -102,7 +105,7 @@ class WarpSm final : public SmModule {
   // SmPort.
   [[nodiscard]] bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const override;
   /// InputError naming the kernel when it has no program.
-  void start_tb(const TbLaunch& launch) override;
+  TimePs start_tb(const TbLaunch& launch) override;
   void save_context() override;
   [[nodiscard]] const SmUsage& usage() const override { return usage_; }
 
@@ -112,6 +115,7 @@ class WarpSm final : public SmModule {
   [[nodiscard]] TimePs busy_ps() const override;
   [[nodiscard]] std::uint64_t tbs_completed() const override { return tbs_completed_; }
   [[nodiscard]] const int& traced_resident_tbs() const override { return traced_resident_tbs_; }
+  [[nodiscard]] const SmSetup& setup() const override { return setup_; }
   /// Statistics up to the SM's latest activation.
   [[nodiscard]] WarpSmStats warp_stats() const override { return stats_; }
 
@@ -301,12 +305,15 @@ class WarpSm final : public SmModule {
   std::uint64_t decision_cycle_ = 0;  ///< the cycle SchedulerView::can_issue answers for
 
   WarpMemoryPort memory_;
+  SmSetup setup_;
   // Context switch.
+  TimePs trap_ps_;  ///< GpuConfig context_switch.trap_cycles
   ContextMover mover_;
   bool saving_ = false;  ///< from save_context() to on_context_saved
   std::uint32_t restores_to_save_ = 0;
   TimePs save_ready_ps_ = 0;  ///< every request and result back, every restore in progress done
-  std::uint64_t saving_bytes_ = 0;
+  TimePs save_requested_ps_ = 0;
+  ContextSave save_;  ///< the save under way
   sc_core::sc_event save_write_;
   sc_core::sc_event save_done_;
 };
