@@ -64,7 +64,10 @@ TEST(SmSetup, OnlyASetupAfterAPreemptionCostsTimeButEverySetupIsRemembered) {
 
 TEST(SmSetup, AFreeSetupNeverDelaysAThreadBlock) {
   SmSetup setup(0, 1);
-  for (std::uint32_t k = 0; k < 5; ++k) EXPECT_EQ(setup.begin(KernelId{k % 2}, 1'000 * k, true), 1'000 * k);
+  for (std::uint32_t k = 0; k < 5; ++k) {
+    const TimePs now = TimePs{1'000} * k;
+    EXPECT_EQ(setup.begin(KernelId{k % 2}, now, true), now);
+  }
   EXPECT_EQ(setup.setups(), 5U);
   EXPECT_EQ(setup.setup_total_ps(), 0);
 }
