@@ -252,22 +252,11 @@ const std::vector<std::string_view> kExperimentKeys = {"name",
                                                        "paper",
                                                        "tb_rsd_percent",
                                                        "preemption_latency_scale"};
-const std::vector<std::string_view> kExtensionKeys = {"extends",
-                                                      "name",
-                                                      "description",
-                                                      "notes",
-                                                      "gpu",
-                                                      "analysis",
-                                                      "workloads",
-                                                      "runs",
-                                                      "seeds",
-                                                      "paper",
-                                                      "tb_rsd_percent",
-                                                      "add_workloads",
-                                                      "remove_workloads",
-                                                      "add_runs",
-                                                      "remove_runs",
-                                                      "preemption_latency_scale"};
+const std::vector<std::string_view> kExtensionKeys = [] {
+  std::vector<std::string_view> keys = kExperimentKeys;
+  keys.insert(keys.end(), {"extends", "add_workloads", "remove_workloads", "add_runs", "remove_runs"});
+  return keys;
+}();
 /// Experiments extending experiments: a chain longer than this is a mistake, not a design.
 constexpr std::size_t kMaxExtendsDepth = 16;
 

@@ -464,16 +464,19 @@ TEST_F(ExperimentErrors, TbRsdPercentReachesEveryWorkloadAndItsPrioritizedVarian
 
 TEST_F(ExperimentErrors, PreemptionLatencyScaleMultipliesTheGpusLatencies) {
   const GpuConfig shipped = load_gpu_config(kConfigDir + "/gpus/kepler-k20c.yaml");
-  for (const std::string variant : {"free", "x10"}) {
+  for (const auto& [variant, scale] :
+       {std::pair<std::string, double>{"free", 0.0}, {"x1", 1.0}, {"x10", 10.0}}) {
     SCOPED_TRACE(variant);
-    // The sensitivity grids of docs/validation.md section 10: the parent grid, latencies scaled.
+    // The sensitivity grids of docs/validation.md section 10: the parent grid at 10 mixes per count,
+    // latencies scaled.
     const ExperimentConfig parent = load_experiment(kConfigDir + "/experiments/tanasic-dss.yaml");
     const ExperimentConfig c =
         load_experiment(kConfigDir + "/experiments/tanasic-dss-latency-" + variant + ".yaml");
-    const double scale = variant == "free" ? 0.0 : 10.0;
     EXPECT_EQ(c.preemption_latency_scale, std::optional<double>(scale));
     ASSERT_TRUE(c.generator.has_value());
-    EXPECT_EQ(c.generator->mixes_per_count, parent.generator->mixes_per_count);
+    EXPECT_EQ(c.generator->mixes_per_count, 10U);
+    EXPECT_EQ(c.generator->process_counts, parent.generator->process_counts);
+    EXPECT_EQ(c.generator->mix_seed, parent.generator->mix_seed);
     EXPECT_EQ(c.runs.size(), parent.runs.size());
     const ExpandedExperiment e = expand_experiment(c);
     const ContextSwitchConfig& cs = e.gpu.context_switch;
