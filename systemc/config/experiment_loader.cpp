@@ -175,7 +175,8 @@ void check_grid_size(const ExperimentConfig& c, const YamlNode& where) {
   }
 }
 
-/// Loads a workload of the grid and applies the experiment's `tb_rsd_percent`, once per loaded file
+/// Loads a workload of the grid and applies the experiment's `tb_rsd_percent` and `kernel_launch`, once
+/// per loaded file
 /// (mixes and prioritized variants copy its processes, and with them the overridden kernels).
 Workload load_grid_workload(const std::string& file, const ExperimentConfig& config, const GpuConfig& gpu) {
   Workload w = load_workload(file, gpu);
@@ -187,6 +188,7 @@ Workload load_grid_workload(const std::string& file, const ExperimentConfig& con
     }
     override_tb_rsd(w, *config.tb_rsd_percent);
   }
+  if (config.kernel_launch) w.kernel_launch = *config.kernel_launch;
   return w;
 }
 
@@ -251,7 +253,8 @@ const std::vector<std::string_view> kExperimentKeys = {"name",
                                                        "seeds",
                                                        "paper",
                                                        "tb_rsd_percent",
-                                                       "preemption_latency_scale"};
+                                                       "preemption_latency_scale",
+                                                       "kernel_launch"};
 const std::vector<std::string_view> kExtensionKeys = [] {
   std::vector<std::string_view> keys = kExperimentKeys;
   keys.insert(keys.end(), {"extends", "add_workloads", "remove_workloads", "add_runs", "remove_runs"});
@@ -474,6 +477,7 @@ ExperimentConfig load_experiment_at(const std::string& path, std::vector<std::st
     // 0 makes preemption free of latencies; a thousand times the shipped ones is already absurd.
     c.preemption_latency_scale = scale->as_number_in(0, 1000, "times");
   }
+  if (const auto launch = m.optional("kernel_launch")) c.kernel_launch = read_kernel_launch_mode(*launch);
 
   check_grid_size(c, runs ? *runs : m.node());
 

@@ -99,6 +99,9 @@ struct ExperimentConfig {
   /// `preemption_latency_scale`: the GPU's drain, trap and setup cycles times this (a sensitivity
   /// study of the preemption latencies; scale_preemption_latencies).
   std::optional<double> preemption_latency_scale;
+  /// `kernel_launch`: every workload of the grid (and its isolated baselines) submits its kernel
+  /// launches this way (a sensitivity study of launch asynchrony, Tanasic 2.1 and 4.3).
+  std::optional<KernelLaunchMode> kernel_launch;
 };
 
 /// Loads and checks an experiment file. Paths in it are relative to the file. Does not load the GPU or

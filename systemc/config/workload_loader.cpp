@@ -299,6 +299,14 @@ void check_time_horizon(const Workload& w, const GpuConfig& gpu) {
 
 }  // namespace
 
+KernelLaunchMode read_kernel_launch_mode(const config::YamlNode& node) {
+  const std::string text = node.as_string();
+  if (text == "synchronous") return KernelLaunchMode::kSynchronous;
+  if (text == "asynchronous") return KernelLaunchMode::kAsynchronous;
+  node.fail("unknown value '" + text + "'; expected " +
+            config::join_choices({"synchronous", "asynchronous"}));
+}
+
 Workload load_workload(const std::string& path, const GpuConfig& gpu) {
   const YamlNode root = config::load_yaml_file(path);
   const YamlMap m(root, {"name", "gpus", "kernel_libraries", "replay", "replay_limit", "tb_duration",
@@ -327,9 +335,7 @@ Workload load_workload(const std::string& path, const GpuConfig& gpu) {
   w.replay_limit = m.optional_u32_in("replay_limit", w.replay_limit, 1, kMaxRepeat, "runs");
   w.tb_duration = read_choice(m, "tb_duration", TbDurationMode::kProfile,
                               {{"profile", TbDurationMode::kProfile}, {"fixed", TbDurationMode::kFixed}});
-  w.kernel_launch = read_choice(
-      m, "kernel_launch", KernelLaunchMode::kSynchronous,
-      {{"synchronous", KernelLaunchMode::kSynchronous}, {"asynchronous", KernelLaunchMode::kAsynchronous}});
+  if (const auto launch = m.optional("kernel_launch")) w.kernel_launch = read_kernel_launch_mode(*launch);
 
   // Library paths are relative to the workload file, so a workload works from any current directory.
   KernelResolver kernels;

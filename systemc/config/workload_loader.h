@@ -17,4 +17,10 @@ namespace gpumux {
 /// workload, the GPUs it is meant for (file:line) and `gpu` (gpumux run prints it on stderr).
 [[nodiscard]] std::string workload_gpu_warning(const Workload& workload, const GpuConfig& gpu);
 
+namespace config {
+class YamlNode;
+}
+/// A `kernel_launch` value (`synchronous` or `asynchronous`); InputError at the node otherwise.
+[[nodiscard]] KernelLaunchMode read_kernel_launch_mode(const config::YamlNode& node);
+
 }  // namespace gpumux

@@ -493,6 +493,28 @@ TEST_F(ExperimentErrors, PreemptionLatencyScaleMultipliesTheGpusLatencies) {
   expect_error(error_of(word), line_of(word, "slow"), "preemption_latency_scale", "expected a number");
 }
 
+TEST_F(ExperimentErrors, KernelLaunchReachesEveryGeneratedMix) {
+  for (const std::string name : {"tanasic-dss", "tanasic-priority"}) {
+    SCOPED_TRACE(name);
+    const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/" + name + "-async.yaml");
+    EXPECT_EQ(c.kernel_launch, std::optional<KernelLaunchMode>(KernelLaunchMode::kAsynchronous));
+    const ExpandedExperiment e = expand_experiment(c);
+    ASSERT_EQ(e.workloads.size(), 40U);
+    for (const ExperimentWorkload& w : e.workloads) {
+      EXPECT_EQ(w.workload.kernel_launch, KernelLaunchMode::kAsynchronous) << w.workload.name;
+      if (w.prioritized) {
+        EXPECT_EQ(w.prioritized->kernel_launch, KernelLaunchMode::kAsynchronous);
+      }
+    }
+  }
+  // Without the key, the applications file's own mode (synchronous) stands.
+  const ExpandedExperiment shipped =
+      expand_experiment(load_experiment(kConfigDir + "/experiments/tanasic-dss-latency-x1.yaml"));
+  EXPECT_EQ(shipped.workloads.front().workload.kernel_launch, KernelLaunchMode::kSynchronous);
+  const std::string bad = header() + "kernel_launch: eventually\nruns:\n  - {label: a, policy: fcfs}\n";
+  expect_error(error_of(bad), line_of(bad, "eventually"), "kernel_launch", "unknown value 'eventually'");
+}
+
 TEST_F(ExperimentErrors, SmModelAndWarpSchedulerOfARun) {
   const std::string m2090 = "gpu: " + kConfigDir + "/gpus/tesla-m2090.yaml\nanalysis: summary\nworkloads: [" +
                             kConfigDir + "/workloads/awatramani/Heart.yaml]\n";

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <utility>
 
 #include "policy/registry.h"
 
@@ -58,6 +59,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                {"baseline", c.runs.front().label}};
   if (c.tb_rsd_percent) j["grid"]["tb_rsd_percent"] = *c.tb_rsd_percent;
   if (c.preemption_latency_scale) j["grid"]["preemption_latency_scale"] = *c.preemption_latency_scale;
+  if (c.kernel_launch) j["grid"]["kernel_launch"] = to_string(*c.kernel_launch);
   json row_list = json::array();
   for (const ReportRow& row : rows) {
     row_list.push_back({{"name", row.name},
@@ -100,7 +102,8 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                              {"ntt", metric(p.ntt)}});
       }
       entry["processes"] = processes;
-      json kernels = json::array();
+      entry["kernel_launches"] = o.kernel_launches;
+      json kernels = o.kernel_launches <= kMaxKernelsListed ? json::array() : json(nullptr);
       for (const KernelOutcome& k : o.kernels) {
         kernels.push_back({{"name", k.name},
                            {"process", k.process},
@@ -110,7 +113,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                            {"tbs_per_sm", k.tbs_per_sm},
                            {"instructions", k.instructions}});
       }
-      entry["kernels"] = kernels;
+      entry["kernels"] = std::move(kernels);
       entry["memory_busy_ns"] = ns_from_ps(o.memory_busy_ps);
       if (sm_model == "warp") {
         // Summed over the SMs, as stats.json's per-SM "warp" (docs/user-guide.md "Reading the warp
@@ -126,9 +129,9 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                          {"memory_requests", o.warp.memory_requests}};
       }
     }
-    runs.push_back(entry);
+    runs.push_back(std::move(entry));
   }
-  j["runs"] = runs;
+  j["runs"] = std::move(runs);
   return j;
 }
 

@@ -244,6 +244,10 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
     md += "\n- Preemption latencies: the GPU's drain, trap and setup cycles x" + scale.str() +
           " (`preemption_latency_scale`)";
   }
+  if (c.kernel_launch) {
+    md += std::string("\n- Kernel launches: ") + to_string(*c.kernel_launch) +
+          " in every workload (`kernel_launch`)";
+  }
   md += "\n- Seeds:";
   for (const std::uint64_t s : c.seeds) md += " " + std::to_string(s);
   const bool multiprogram = uses_isolated_baselines(c);

@@ -37,6 +37,12 @@ struct KernelOutcome {
 };
 
 /// The metrics of one simulation of the grid.
+/// Kernel launches a simulation may have for report.json to list them one by one. A Tanasic mix
+/// replays its short applications hundreds of times (tens of thousands of launches per simulation):
+/// listing them all made tanasic-dss's report.json 590 MB and ran tanasic-priority (720 simulations)
+/// out of 24 GB while it was built. `gpumux run` of the workload lists every one in stats.json.
+inline constexpr std::size_t kMaxKernelsListed = 1000;
+
 struct RunOutcome {
   /// Every process completed a run (and, where the analysis reads them, has its isolated baseline);
   /// false: no metrics.
@@ -50,9 +56,11 @@ struct RunOutcome {
   double simulated_ns = 0;
   std::size_t preemptions = 0;
   std::vector<ProcessOutcome> processes;
-  std::vector<KernelOutcome> kernels;  ///< every launch, in launch order
-  WarpSmStats warp;                    ///< the SMs' warp-level figures summed (zero at TB level)
-  TimePs memory_busy_ps = 0;           ///< memory controller busy time
+  /// Every launch, in launch order, when there are at most kMaxKernelsListed of them; else empty.
+  std::vector<KernelOutcome> kernels;
+  std::size_t kernel_launches = 0;  ///< all of them, listed or not
+  WarpSmStats warp;                 ///< the SMs' warp-level figures summed (zero at TB level)
+  TimePs memory_busy_ps = 0;        ///< memory controller busy time
 };
 
 struct ExperimentResults {

@@ -60,9 +60,12 @@ RunOutcome make_outcome(const Workload& w, const RunResult& result, const std::v
     times.push_back({po.isolated_ps, po.turnaround_ps});
     o.processes.push_back(std::move(po));
   }
-  for (const KernelRecord& k : result.kernels) {
-    o.kernels.push_back(
-        {k.name, k.process, k.start_ps, k.end_ps, k.thread_blocks, k.tbs_per_sm, k.instructions});
+  o.kernel_launches = result.kernels.size();
+  if (o.kernel_launches <= kMaxKernelsListed) {
+    for (const KernelRecord& k : result.kernels) {
+      o.kernels.push_back(
+          {k.name, k.process, k.start_ps, k.end_ps, k.thread_blocks, k.tbs_per_sm, k.instructions});
+    }
   }
   for (const SmRecord& sm : result.sms) {
     o.warp.instructions += sm.warp.instructions;
