@@ -155,14 +155,28 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
 
-  std::vector<RunResult> results(n);
+  // 3. Metrics of every run, made as each batch of simulations returns: a simulation's RunResult (every
+  //    kernel launch and preemption of a Tanasic mix: megabytes) is dropped once its outcome is made,
+  //    so memory holds one batch of them, not the grid's (tanasic-priority's 720 held 15 GB).
+  ExperimentResults r;
+  r.config = &config;
+  r.grid = &grid;
+  r.outcomes.resize(n);
+  const auto outcome_of = [&](std::size_t i, const RunResult& result) {
+    const Workload& w = grid.workload_of(grid.points[i]);
+    if (baselines) {
+      const std::vector<double> times = isolated_of(w, grid.points[i]);
+      r.outcomes[i] = make_outcome(w, result, &times);
+    } else {
+      r.outcomes[i] = make_outcome(w, result, nullptr);
+    }
+  };
   const double total_cost = std::accumulate(cost.begin(), cost.end(), 0.0);
   GridProgress progress(options.progress, config.name, n, total_cost);
   progress.update(0, 0);
-  // Without a progress line, one batch (simulate_all balances the load itself); with one, batches of
-  // twice the job count, so the line advances as simulations finish.
-  const std::size_t batch = options.progress ? std::max<std::size_t>(std::size_t{2} * options.jobs, 1)
-                                             : std::max<std::size_t>(n, 1);
+  // Batches of twice the job count with a progress line (it advances as simulations finish), else of
+  // 32 times (simulate_all balances the load within a batch; the batches bound the memory).
+  const std::size_t batch = std::max<std::size_t>(std::size_t{options.progress ? 2U : 32U} * options.jobs, 1);
   double done_cost = 0;
   for (std::size_t first = 0; first < n; first += batch) {
     const std::size_t last = std::min(n, first + batch);
@@ -181,25 +195,10 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
       throw SimulationFailed(std::string(e.what()) + "\n(in one of the simulations:" + which + ")");
     }
     for (std::size_t k = first; k < last; ++k) {
-      results[order[k]] = std::move(out[k - first]);
+      outcome_of(order[k], out[k - first]);
       done_cost += cost[order[k]];
     }
     progress.update(last, done_cost);
-  }
-
-  // 3. Metrics of every run.
-  ExperimentResults r;
-  r.config = &config;
-  r.grid = &grid;
-  r.outcomes.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Workload& w = grid.workload_of(grid.points[i]);
-    if (baselines) {
-      const std::vector<double> times = isolated_of(w, grid.points[i]);
-      r.outcomes[i] = make_outcome(w, results[i], &times);
-    } else {
-      r.outcomes[i] = make_outcome(w, results[i], nullptr);
-    }
   }
   return r;
 }
