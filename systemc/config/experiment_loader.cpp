@@ -175,8 +175,8 @@ void check_grid_size(const ExperimentConfig& c, const YamlNode& where) {
   }
 }
 
-/// Loads a workload of the grid and applies the experiment's `tb_rsd_percent` and `kernel_launch`, once
-/// per loaded file
+/// Loads a workload of the grid and applies the experiment's `tb_rsd_percent`, `kernel_launch` and
+/// `streams_per_application`, once per loaded file
 /// (mixes and prioritized variants copy its processes, and with them the overridden kernels).
 Workload load_grid_workload(const std::string& file, const ExperimentConfig& config, const GpuConfig& gpu) {
   Workload w = load_workload(file, gpu);
@@ -189,6 +189,15 @@ Workload load_grid_workload(const std::string& file, const ExperimentConfig& con
     override_tb_rsd(w, *config.tb_rsd_percent);
   }
   if (config.kernel_launch) w.kernel_launch = *config.kernel_launch;
+  if (config.streams_per_application) {
+    const std::string several = split_kernels_over_streams(w, *config.streams_per_application);
+    if (!several.empty()) {
+      throw InputError(config.streams_per_application_where, "streams_per_application",
+                       "process '" + several + "' of workload '" + w.name + "' (" + w.source_file +
+                           ") already has several streams; the key deals one stream's kernels over "
+                           "several and applies only to workloads whose processes have one stream each");
+    }
+  }
   return w;
 }
 
@@ -254,7 +263,8 @@ const std::vector<std::string_view> kExperimentKeys = {"name",
                                                        "paper",
                                                        "tb_rsd_percent",
                                                        "preemption_latency_scale",
-                                                       "kernel_launch"};
+                                                       "kernel_launch",
+                                                       "streams_per_application"};
 const std::vector<std::string_view> kExtensionKeys = [] {
   std::vector<std::string_view> keys = kExperimentKeys;
   keys.insert(keys.end(), {"extends", "add_workloads", "remove_workloads", "add_runs", "remove_runs"});
@@ -478,6 +488,12 @@ ExperimentConfig load_experiment_at(const std::string& path, std::vector<std::st
     c.preemption_latency_scale = scale->as_number_in(0, 1000, "times");
   }
   if (const auto launch = m.optional("kernel_launch")) c.kernel_launch = read_kernel_launch_mode(*launch);
+  if (const auto streams = m.optional("streams_per_application")) {
+    // 1 is every shipped application already; more streams than a GPU has hardware queues would share
+    // queues across processes (Hyper-Q has 32).
+    c.streams_per_application = streams->as_u32_in(2, 32, "streams");
+    c.streams_per_application_where = streams->where();
+  }
 
   check_grid_size(c, runs ? *runs : m.node());
 

@@ -102,6 +102,10 @@ struct ExperimentConfig {
   /// `kernel_launch`: every workload of the grid (and its isolated baselines) submits its kernel
   /// launches this way (a sensitivity study of launch asynchrony, Tanasic 2.1 and 4.3).
   std::optional<KernelLaunchMode> kernel_launch;
+  /// `streams_per_application`: every process's kernels dealt over this many streams (a sensitivity
+  /// study of streams per application; split_kernels_over_streams).
+  std::optional<std::uint32_t> streams_per_application;
+  SourceLocation streams_per_application_where;
 };
 
 /// Loads and checks an experiment file. Paths in it are relative to the file. Does not load the GPU or

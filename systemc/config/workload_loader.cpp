@@ -132,17 +132,17 @@ std::string meant_for_note(const Workload& w, const GpuConfig& gpu) {
 
 CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, const GpuConfig& gpu,
                          const std::string& note) {
-  const YamlMap m(node, {"cpu", "h2d", "d2h", "kernel", "sync"});
+  const YamlMap m(node, {"cpu", "h2d", "d2h", "kernel", "sync", "join"});
   if (m.entries().size() != 1) {
-    node.fail("a command is a map with exactly one key: cpu, h2d, d2h, kernel or sync");
+    node.fail("a command is a map with exactly one key: cpu, h2d, d2h, kernel, sync or join");
   }
   const auto& [kind, value] = m.entries().front();
-  if (kind == "sync") {
-    // sync: {} (cudaStreamSynchronize): no fields.
-    if (!value.is_map()) value.fail("expected sync: {} (no fields), got " + value.describe());
+  if (kind == "sync" || kind == "join") {
+    // sync: {} (cudaStreamSynchronize) and join: {} (every stream of the process): no fields.
+    if (!value.is_map()) value.fail("expected " + kind + ": {} (no fields), got " + value.describe());
     [[maybe_unused]] const YamlMap no_fields(value, {});  // rejects any key
     CommandSpec cmd;
-    cmd.kind = CommandKind::kSync;
+    cmd.kind = kind == "sync" ? CommandKind::kSync : CommandKind::kJoin;
     cmd.where = node.where();
     return cmd;
   }
@@ -185,6 +185,34 @@ CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, co
   return cmd;
 }
 
+std::size_t count_joins(const StreamSpec& stream) {
+  return static_cast<std::size_t>(std::count_if(stream.commands.begin(), stream.commands.end(),
+                                                [](const CommandSpec& c) { return c.kind == CommandKind::kJoin; }));
+}
+
+/// A join waits for every stream of the process to reach its matching join, so streams with different
+/// numbers of joins would wait for ever: InputError at the first join that has no partner.
+void check_joins(const ProcessSpec& p) {
+  std::size_t most = 0;
+  for (const StreamSpec& s : p.streams) most = std::max(most, count_joins(s));
+  for (std::size_t i = 0; i < p.streams.size(); ++i) {
+    const std::size_t joins = count_joins(p.streams[i]);
+    if (joins == most) continue;
+    const StreamSpec& fuller = *std::find_if(p.streams.begin(), p.streams.end(),
+                                             [most](const StreamSpec& s) { return count_joins(s) == most; });
+    const CommandSpec& unmatched = *std::find_if(
+        fuller.commands.begin(), fuller.commands.end(),
+        [n = std::size_t{0}, joins](const CommandSpec& c) mutable {
+          return c.kind == CommandKind::kJoin && n++ == joins;
+        });
+    throw InputError(unmatched.where, "join",
+                     "process '" + p.name + "': stream " + std::to_string(i) + " has " + std::to_string(joins) +
+                         " join step(s) and another stream " + std::to_string(most) +
+                         "; every stream of a process must have the same number of joins (a join waits "
+                         "for all of them)");
+  }
+}
+
 ProcessSpec read_process(const YamlNode& node, const KernelResolver& kernels, const GpuConfig& gpu,
                          const std::vector<ProcessSpec>& earlier, const std::string& note) {
   const YamlMap m(node, {"name", "priority", "tokens", "arrival_ns", "repeat", "streams"});
@@ -217,6 +245,7 @@ ProcessSpec read_process(const YamlNode& node, const KernelResolver& kernels, co
     }
     p.streams.push_back(std::move(stream));
   }
+  check_joins(p);
   return p;
 }
 
@@ -242,6 +271,7 @@ double alone_time_ps(const CommandSpec& cmd, const GpuConfig& gpu) {
     case CommandKind::kCpu:
       return static_cast<double>(cmd.cpu_ps);
     case CommandKind::kSync:
+    case CommandKind::kJoin:
       return 0;
     case CommandKind::kHostToDevice:
     case CommandKind::kDeviceToHost: {

@@ -15,7 +15,10 @@ namespace gpumux {
 
 /// kSync: the host waits until every command its stream submitted has completed
 /// (cudaStreamSynchronize); only meaningful with asynchronous kernel launches.
-enum class CommandKind : std::uint8_t { kCpu, kHostToDevice, kDeviceToHost, kKernel, kSync };
+/// kJoin: every stream of the process waits here until all its streams have reached their matching
+/// join with nothing outstanding (a host that drives the streams from one thread and calls
+/// cudaDeviceSynchronize); every stream of a process has the same number of joins.
+enum class CommandKind : std::uint8_t { kCpu, kHostToDevice, kDeviceToHost, kKernel, kSync, kJoin };
 
 const char* to_string(CommandKind kind);
 
@@ -90,5 +93,15 @@ struct Workload {
 /// is kept) and record it in `workload.tb_rsd_percent`. Kernels are copied, never modified in
 /// place: libraries and other workloads may share them.
 void override_tb_rsd(Workload& workload, double rsd_percent);
+
+/// Deal each process's kernels over `streams` streams, as if its consecutive kernels were independent
+/// (a sensitivity study of streams per application; experiment key `streams_per_application`). One
+/// rule for every process: the kernel commands of each run of consecutive kernel commands go to
+/// streams 0, 1, ..., streams-1, 0, ... in order (a command's launches stay together: they are one
+/// kernel's back-to-back iterations); every other command (CPU phase, copy, sync) stays in stream 0;
+/// a join before and after each run of kernels keeps the runs ordered against the copies and CPU
+/// phases around them. Every process must have exactly one stream; `streams` is at least 2.
+/// Returns the name of the first process that has more than one stream (nothing changed), or "".
+[[nodiscard]] std::string split_kernels_over_streams(Workload& workload, std::uint32_t streams);
 
 }  // namespace gpumux

@@ -40,6 +40,7 @@ void CommandDispatcher::dispatch() {
         break;
       case CommandKind::kCpu:
       case CommandKind::kSync:
+      case CommandKind::kJoin:
         break;  // never queued: the host runs CPU phases and synchronisations itself
     }
   }

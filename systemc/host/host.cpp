@@ -17,6 +17,7 @@ Host::Host(const sc_core::sc_module_name& name, const Workload& workload, const 
   std::size_t total_streams = 0;
   for (const auto& p : workload.processes) total_streams += p.streams.size();
   streams_ = std::vector<StreamState>(total_streams);
+  joins_ = std::vector<JoinPoint>(workload.processes.size());
   for (std::uint32_t p = 0; p < workload.processes.size(); ++p) {
     results_.push_back({workload.processes[p].name, {}});
     streams_of_process_.emplace_back();
@@ -82,6 +83,10 @@ void Host::stream_run(std::uint32_t stream, const StreamSpec& spec) {
       while (state.outstanding > 0) sc_core::wait(state.done);
       continue;
     }
+    if (command.kind == CommandKind::kJoin) {
+      join(stream);
+      continue;
+    }
     const std::uint32_t launches = command.kind == CommandKind::kKernel ? command.launches : 1;
     state.waiting_on =
         std::string(to_string(command.kind)) +
@@ -97,6 +102,20 @@ void Host::stream_run(std::uint32_t stream, const StreamSpec& spec) {
   state.waiting_on = "its last commands";
   while (state.outstanding > 0) sc_core::wait(state.done);
   state.running = false;
+}
+
+void Host::join(std::uint32_t stream) {
+  StreamState& state = streams_[stream];
+  state.waiting_on = "join";
+  while (state.outstanding > 0) sc_core::wait(state.done);
+  JoinPoint& point = joins_[index(state.process)];
+  const std::uint64_t generation = point.generation;
+  if (++point.arrived == streams_of_process_[index(state.process)].size()) {
+    point.arrived = 0;
+    ++point.generation;
+    point.all_arrived.notify(sc_core::SC_ZERO_TIME);
+  }
+  while (point.generation == generation) sc_core::wait(point.all_arrived);
 }
 
 void Host::submit(std::uint32_t stream, CommandKind kind, std::uint64_t bytes, const KernelDesc* kernel) {

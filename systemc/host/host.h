@@ -4,7 +4,8 @@
 // TLM-2.0 doorbell writes over the PCIe link. A stream waits for each copy to complete before it moves
 // on (cudaMemcpy); kernel launches are waited for too under `kernel_launch: synchronous` (a kernel
 // command with several launches submits them back to back and waits for the last), and only queued
-// under `asynchronous` (Tanasic 2.1), where a `sync` step or the stream's end waits for them.
+// under `asynchronous` (Tanasic 2.1), where a `sync` step or the stream's end waits for them. A `join`
+// step holds every stream of its process until all of them have reached it with nothing outstanding.
 
 #include <cstdint>
 #include <string>
@@ -44,7 +45,15 @@ class Host final : public sc_core::sc_module, public CommandCompletionListener {
     bool running = false;
   };
 
+  /// Streams of one process waiting at a join (CommandKind::kJoin).
+  struct JoinPoint {
+    std::size_t arrived = 0;
+    std::uint64_t generation = 0;  ///< joins completed; a waiting stream leaves when it changes
+    sc_core::sc_event all_arrived;
+  };
+
   void process_main(std::uint32_t process);
+  void join(std::uint32_t stream);
   void stream_run(std::uint32_t stream, const StreamSpec& spec);
   void submit(std::uint32_t stream, CommandKind kind, std::uint64_t bytes, const KernelDesc* kernel);
   [[nodiscard]] bool should_replay(std::uint32_t process) const;
@@ -54,6 +63,7 @@ class Host final : public sc_core::sc_module, public CommandCompletionListener {
   std::uint32_t command_bytes_;
   std::vector<std::vector<std::uint32_t>> streams_of_process_;  ///< global stream indices
   std::vector<StreamState> streams_;
+  std::vector<JoinPoint> joins_;  ///< per process
   std::vector<ProcessResult> results_;
   std::size_t finished_processes_ = 0;
   std::uint64_t next_command_id_ = 0;

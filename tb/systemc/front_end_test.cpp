@@ -112,5 +112,58 @@ TEST(FrontEnd, KernelsOfOneContextRunTogether) {
             std::min(r.kernels[0].end_ps, r.kernels[1].end_ps));
 }
 
+CommandSpec join_step() {
+  CommandSpec c;
+  c.kind = CommandKind::kJoin;
+  return c;
+}
+
+const CommandTrace& command_of_kind(const RunResult& r, CommandKind kind) {
+  for (const CommandTrace& c : r.commands) {
+    if (c.kind == static_cast<std::uint8_t>(kind)) return c;
+  }
+  throw std::logic_error("no such command");
+}
+
+// A join holds every stream of the process until all of them reach it with nothing outstanding: the
+// second stream's kernel is launched only after the first stream's 2-wave kernel has completed.
+TEST(FrontEnd, JoinHoldsEveryStreamUntilAllArrive) {
+  auto a = test::kernel("a", 13 * 8 * 2, 100.0, 256, 8192);
+  auto b = test::kernel("b", 13 * 8, 10.0, 256, 8192);
+  for (const KernelLaunchMode mode : {KernelLaunchMode::kSynchronous, KernelLaunchMode::kAsynchronous}) {
+    const RunResult r = simulate(spec_for(one_process(
+        {StreamSpec{{test::launch(a), join_step()}}, StreamSpec{{join_step(), test::launch(b)}}}, mode)));
+    ASSERT_EQ(r.kernels.size(), 2U);
+    EXPECT_GE(kernel_command(r, 1).queued_ps, r.kernels[0].end_ps) << to_string(mode);
+    EXPECT_EQ(r.processes.at(0).runs.at(0).end_ps, r.kernels[1].end_ps) << to_string(mode);
+  }
+}
+
+// streams_per_application (docs/validation.md section 10): h2d, A, B, d2h in one stream becomes A and B
+// in two streams, running together, between the copies.
+TEST(FrontEnd, KernelsDealtOverStreamsRunTogetherBetweenTheCopies) {
+  auto a = test::kernel("a", 13 * 4, 50.0, 256, 8192);  // half the GPU's thread-block slots each
+  auto b = test::kernel("b", 13 * 4, 50.0, 256, 8192);
+  Workload w = one_process({StreamSpec{{test::copy(CommandKind::kHostToDevice, 1 << 20), test::launch(a),
+                                        test::launch(b), test::copy(CommandKind::kDeviceToHost, 1 << 20)}}},
+                           KernelLaunchMode::kSynchronous);
+  const RunResult serial = simulate(spec_for(w));
+  ASSERT_EQ(split_kernels_over_streams(w, 2), "");
+  ASSERT_EQ(w.processes.at(0).streams.size(), 2U);
+  const RunResult split = simulate(spec_for(w));
+  ASSERT_EQ(serial.kernels.size(), 2U);
+  ASSERT_EQ(split.kernels.size(), 2U);
+  EXPECT_GE(serial.kernels[1].start_ps, serial.kernels[0].end_ps);
+  EXPECT_LT(std::max(split.kernels[0].start_ps, split.kernels[1].start_ps),
+            std::min(split.kernels[0].end_ps, split.kernels[1].end_ps));
+  const CommandTrace& h2d = command_of_kind(split, CommandKind::kHostToDevice);
+  const CommandTrace& d2h = command_of_kind(split, CommandKind::kDeviceToHost);
+  for (const auto& k : split.kernels) {
+    EXPECT_GE(k.start_ps, h2d.done_ps);
+    EXPECT_GE(d2h.queued_ps, k.end_ps);
+  }
+  EXPECT_LT(split.processes.at(0).runs.at(0).end_ps, serial.processes.at(0).runs.at(0).end_ps);
+}
+
 }  // namespace
 }  // namespace gpumux

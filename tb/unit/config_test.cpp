@@ -384,6 +384,25 @@ TEST_F(ConfigErrorTest, SyncStepAndKernelLaunchMode) {
   expect_error(workload_error(mode), "w.yaml", 1, "kernel_launch", "unknown value 'eventually'");
 }
 
+TEST_F(ConfigErrorTest, JoinStepsMatchAcrossTheStreamsOfAProcess) {
+  const GpuConfig g = gpu();
+  const std::string two = workload_text("        - join: {}\n        - kernel: {name: small}\n") +
+                          "      - - join: {}\n        - kernel: {name: small}\n";
+  const Workload w = load_workload(write("w.yaml", two), g);
+  ASSERT_EQ(w.processes.at(0).streams.size(), 2U);
+  EXPECT_EQ(w.processes[0].streams[0].commands[1].kind, CommandKind::kJoin);
+  EXPECT_EQ(w.processes[0].streams[1].commands[0].kind, CommandKind::kJoin);
+
+  // The second join of stream 0 has no partner in stream 1: it would wait for ever.
+  const std::string unmatched = workload_text("        - join: {}\n        - join: {} # second\n") +
+                                "      - - join: {}\n";
+  expect_error(workload_error(unmatched), "w.yaml", line_of(unmatched, "# second"), "join",
+               "stream 1 has 1 join step(s) and another stream 2");
+  const std::string field = workload_text("        - join: {streams: 2}\n");
+  expect_error(workload_error(field), "w.yaml", line_of(field, "streams: 2"),
+               "processes[0].streams[0][1].join.streams", "unknown key");
+}
+
 TEST_F(ConfigErrorTest, DuplicateKey) {
   const auto [msg, text] = gpu_error("sms: 4\n", "sms: 4\nsms: 5\n");
   expect_error(msg, "bad-gpu.yaml", line_of(text, "sms: 5"), "sms", "duplicate key");

@@ -496,23 +496,63 @@ TEST_F(ExperimentErrors, PreemptionLatencyScaleMultipliesTheGpusLatencies) {
 TEST_F(ExperimentErrors, KernelLaunchReachesEveryGeneratedMix) {
   for (const std::string name : {"tanasic-dss", "tanasic-priority"}) {
     SCOPED_TRACE(name);
-    const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/" + name + "-async.yaml");
-    EXPECT_EQ(c.kernel_launch, std::optional<KernelLaunchMode>(KernelLaunchMode::kAsynchronous));
+    const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/" + name + "-sync.yaml");
+    EXPECT_EQ(c.kernel_launch, std::optional<KernelLaunchMode>(KernelLaunchMode::kSynchronous));
     const ExpandedExperiment e = expand_experiment(c);
     ASSERT_EQ(e.workloads.size(), 40U);
     for (const ExperimentWorkload& w : e.workloads) {
-      EXPECT_EQ(w.workload.kernel_launch, KernelLaunchMode::kAsynchronous) << w.workload.name;
+      EXPECT_EQ(w.workload.kernel_launch, KernelLaunchMode::kSynchronous) << w.workload.name;
       if (w.prioritized) {
-        EXPECT_EQ(w.prioritized->kernel_launch, KernelLaunchMode::kAsynchronous);
+        EXPECT_EQ(w.prioritized->kernel_launch, KernelLaunchMode::kSynchronous);
       }
     }
   }
-  // Without the key, the applications file's own mode (synchronous) stands.
+  // Without the key, the applications file's own mode (asynchronous, as the Parboil sources launch)
+  // stands.
   const ExpandedExperiment shipped =
       expand_experiment(load_experiment(kConfigDir + "/experiments/tanasic-dss-latency-x1.yaml"));
-  EXPECT_EQ(shipped.workloads.front().workload.kernel_launch, KernelLaunchMode::kSynchronous);
+  EXPECT_EQ(shipped.workloads.front().workload.kernel_launch, KernelLaunchMode::kAsynchronous);
   const std::string bad = header() + "kernel_launch: eventually\nruns:\n  - {label: a, policy: fcfs}\n";
   expect_error(error_of(bad), line_of(bad, "eventually"), "kernel_launch", "unknown value 'eventually'");
+}
+
+TEST_F(ExperimentErrors, StreamsPerApplicationReachesEveryGeneratedMix) {
+  for (const std::string name : {"tanasic-dss", "tanasic-priority"}) {
+    SCOPED_TRACE(name);
+    const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/" + name + "-streams2.yaml");
+    EXPECT_EQ(c.streams_per_application, std::optional<std::uint32_t>(2));
+    const ExpandedExperiment e = expand_experiment(c);
+    ASSERT_EQ(e.workloads.size(), 40U);
+    for (const ExperimentWorkload& w : e.workloads) {
+      for (const ProcessSpec& p : w.workload.processes) {
+        ASSERT_EQ(p.streams.size(), 2U) << w.workload.name << " " << p.name;
+        // Kernels are in both streams only when the application has consecutive kernel commands;
+        // every kernel launch is kept.
+        EXPECT_FALSE(p.streams[0].commands.empty());
+      }
+      if (w.prioritized) {
+        for (const ProcessSpec& p : w.prioritized->processes) EXPECT_EQ(p.streams.size(), 2U);
+      }
+    }
+  }
+  const std::string one = header() + "streams_per_application: 1\nruns:\n  - {label: a, policy: fcfs}\n";
+  expect_error(error_of(one), line_of(one, "application: 1"), "streams_per_application",
+               "must be between 2 and 32");
+  // A workload whose processes already have several streams is refused, not split again.
+  const std::string several = (dir_ / "two-streams.yaml").string();
+  std::ofstream(several) << "kernel_libraries: [" << kConfigDir
+                         << "/kernels/parboil.yaml]\nprocesses:\n  - name: p\n    streams:\n"
+                            "      - - kernel: {name: mysgemmNT}\n      - - kernel: {name: mysgemmNT}\n";
+  const std::string text = "gpu: " + kConfigDir + "/gpus/kepler-k20c.yaml\nanalysis: summary\nworkloads: [" +
+                           several + "]\nstreams_per_application: 2\nruns:\n  - {label: a, policy: fcfs}\n";
+  const std::string path = write(text);
+  try {
+    (void)expand_experiment(load_experiment(path));
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    expect_error(e.what(), line_of(text, "streams_per_application"), "streams_per_application",
+                 "process 'p' of workload 'two-streams'");
+  }
 }
 
 TEST_F(ExperimentErrors, SmModelAndWarpSchedulerOfARun) {

@@ -60,6 +60,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
   if (c.tb_rsd_percent) j["grid"]["tb_rsd_percent"] = *c.tb_rsd_percent;
   if (c.preemption_latency_scale) j["grid"]["preemption_latency_scale"] = *c.preemption_latency_scale;
   if (c.kernel_launch) j["grid"]["kernel_launch"] = to_string(*c.kernel_launch);
+  if (c.streams_per_application) j["grid"]["streams_per_application"] = *c.streams_per_application;
   json row_list = json::array();
   for (const ReportRow& row : rows) {
     row_list.push_back({{"name", row.name},

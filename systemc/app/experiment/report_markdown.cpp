@@ -248,6 +248,10 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
     md += std::string("\n- Kernel launches: ") + to_string(*c.kernel_launch) +
           " in every workload (`kernel_launch`)";
   }
+  if (c.streams_per_application) {
+    md += "\n- Streams per application: every process's kernels dealt over " +
+          std::to_string(*c.streams_per_application) + " streams (`streams_per_application`)";
+  }
   md += "\n- Seeds:";
   for (const std::uint64_t s : c.seeds) md += " " + std::to_string(s);
   const bool multiprogram = uses_isolated_baselines(c);
