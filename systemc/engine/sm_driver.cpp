@@ -258,6 +258,7 @@ void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, 
     }
     state = TbState::kPreempted;
     framework_.kernel(p.kernel).preempted_tbs.push_back({p.tb, p.resume});
+    if (trace_ != nullptr) trace_->on_tb({sm, p.kernel, p.tb, p.resident_ps, p.stopped_ps, false});
     auto it = std::find_if(status.residents.begin(), status.residents.end(),
                            [&](const ResidentKernel& r) { return r.kernel == p.kernel; });
     if (it == status.residents.end() || it->tbs == 0 || status.running_tbs == 0) {
@@ -352,11 +353,16 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
   const TimePs setup_wait = ports_[index(sm)]->start_tb(launch);
   if (awaiting_setup_[index(sm)] != kNoRecord) {
     preemptions_[awaiting_setup_[index(sm)]].setup_ps = setup_wait;
+    if (trace_ != nullptr && setup_wait > 0) trace_->on_setup(sm, now(), now() + setup_wait);
     awaiting_setup_[index(sm)] = kNoRecord;
   }
   running_query_ = "on_tb_started";
   policy_->on_tb_started(sm, kernel, *this);
   running_query_ = nullptr;
+}
+
+void SmDriver::on_tb_restored(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps, TimePs done_ps) {
+  if (trace_ != nullptr) trace_->on_tb_restored(sm, kernel, tb, start_ps, done_ps);
 }
 
 void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) {
@@ -367,7 +373,7 @@ void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs
   }
   state = TbState::kDone;
   ++tbs_completed_;
-  if (trace_ != nullptr) trace_->on_tb(sm, kernel, tb, start_ps, t);
+  if (trace_ != nullptr) trace_->on_tb({sm, kernel, tb, start_ps, t, true});
 
   SmStatus& status = framework_.sm(sm);
   auto it = std::find_if(status.residents.begin(), status.residents.end(),

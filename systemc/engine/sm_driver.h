@@ -30,11 +30,25 @@
 
 namespace gpumux {
 
-/// Receives a record of every completed thread block (timeline tracing); optional.
+/// One stretch a thread block was resident on an SM: from its context restore (a resumed block) or its
+/// start until it completed or a context save stopped it.
+struct TbStretch {
+  SmId sm{};
+  KernelId kernel{};
+  std::uint32_t tb = 0;
+  TimePs start_ps = 0;
+  TimePs end_ps = 0;
+  bool completed = true;  ///< false: stopped by a context save (it resumes later, from the PTBQ)
+};
+
+/// Receives what the SMs did, stretch by stretch (timeline tracing); optional.
 class TbTraceSink {
  public:
   virtual ~TbTraceSink() = default;
-  virtual void on_tb(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps, TimePs end_ps) = 0;
+  virtual void on_tb(const TbStretch& stretch) = 0;
+  virtual void on_tb_restored(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps, TimePs done_ps) = 0;
+  /// The SM set itself up for a new context after a preemption (Tanasic 3.1).
+  virtual void on_setup(SmId sm, TimePs start_ps, TimePs end_ps) = 0;
 };
 
 /// One preemption of an SM (stats.json `preemptions[]`).
@@ -82,6 +96,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
 
   // TbCompletionListener
   void on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps) override;
+  void on_tb_restored(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps, TimePs done_ps) override;
   void on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, const ContextSave& save) override;
   void set_preemption(PreemptionMechanism mechanism) { preemption_ = mechanism; }
   /// The run's seed, handed to the policy through EngineControl::seed().

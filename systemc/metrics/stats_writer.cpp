@@ -113,8 +113,11 @@ nlohmann::json stats_json(const RunReport& report) {
   }
   j["kernels"] = kernels;
   json preemptions = json::array();
-  for (const PreemptionTrace& p : r.preemptions) {
-    preemptions.push_back({{"sm", p.sm},
+  for (std::size_t i = 0; i < r.preemptions.size(); ++i) {
+    const PreemptionTrace& p = r.preemptions[i];
+    // `id`: the timeline's preemption slices carry the same number (args.preemption).
+    preemptions.push_back({{"id", i},
+                           {"sm", p.sm},
                            {"kernel", r.kernels.at(p.kernel).name},
                            {"launch", p.kernel},
                            {"mechanism", to_string(static_cast<PreemptionMechanism>(p.mechanism))},

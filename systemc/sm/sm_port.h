@@ -32,6 +32,10 @@ struct PreemptedTb {
   KernelId kernel{};
   std::uint32_t tb = 0;
   ResumeContext resume;
+  /// The stretch it was resident for (timeline): from its restore or first instruction (after the SM's
+  /// setup) until the save stopped it; equal when it was stopped before it began.
+  TimePs resident_ps = 0;
+  TimePs stopped_ps = 0;
 };
 
 /// What the SM driver hands an SM to start one thread block. The SM decides how long it runs: the
@@ -70,6 +74,10 @@ class TbCompletionListener {
   /// A context save started by SmPort::save_context() finished: every TB on the SM was stopped and
   /// its registers and shared memory (`save.bytes` in all) are in memory; the SM is empty.
   virtual void on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, const ContextSave& save) = 0;
+  /// A resumed thread block's context is back on chip (`start_ps`: the restore began); for the
+  /// timeline only, so listeners that do not draw one need not implement it.
+  virtual void on_tb_restored(SmId /*sm*/, KernelId /*kernel*/, std::uint32_t /*tb*/, TimePs /*start_ps*/,
+                              TimePs /*done_ps*/) {}
 };
 
 /// Resources in use on an SM (all zero when it is empty).

@@ -181,7 +181,7 @@ PY
 check timeline-json 0 python3 - "$work/a/timeline.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
-slices = [e for e in t["traceEvents"] if e.get("ph") == "X" and e.get("pid") == 1]
+slices = [e for e in t["traceEvents"] if e.get("ph") == "X" and e.get("cat") == "thread block"]
 assert len(slices) == 3 * 528, len(slices)
 PY
 expect_text vcd-header "$work/a/trace.vcd" "\$enddefinitions"

@@ -67,7 +67,7 @@ Held held_from_timeline(const std::string& path, double startup_us, const double
   std::vector<Edge> edges;
   double last_start[2] = {0, 0};
   for (const auto& e : trace.at("traceEvents")) {
-    if (e.value("ph", "") != "X" || e.value("pid", 0) != 1) continue;  // SM tracks only
+    if (e.value("ph", "") != "X" || e.value("cat", "") != "thread block") continue;
     const std::string name = e.at("name");
     const int k = name == "A" ? 0 : 1;
     // Whole nanoseconds: the trace's microsecond doubles would otherwise leave sub-picosecond gaps

@@ -3,6 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
 #include "common/test_support.h"
 #include "top/simulation.h"
 
@@ -113,6 +121,92 @@ TEST(Priority, PreemptionLatenciesAreChargedAndRecorded) {
     setups += sm.setups;
   }
   EXPECT_EQ(setups, 2U);
+}
+
+// The timeline keeps preempted work (issue 17 item 5): every stretch a thread block was resident is a
+// slice (its run, after a context restore when it resumed), with its run number; preemptions are a
+// request instant plus drain, trap routine and save slices carrying their stats.json id; setups are
+// slices. Per SM, the slices cover exactly the time the SM was busy (stats.json busy_ns).
+TEST(Priority, TimelineKeepsPreemptedWorkAndCoversEachSmsBusyTime) {
+  for (const PreemptionMechanism mechanism : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
+    SCOPED_TRACE(to_string(mechanism));
+    SimulationSpec spec = scenario("ppq", mechanism);
+    spec.gpu.context_switch.drain_cycles = 282;
+    spec.gpu.context_switch.trap_cycles = 100;
+    spec.gpu.context_switch.setup_cycles = 353;
+    spec.timeline_path = (std::filesystem::temp_directory_path() /
+                          ("gpumux-priority-timeline-" + std::to_string(::getpid()) + ".json"))
+                             .string();
+    const RunResult r = simulate(spec);
+    std::ifstream in(spec.timeline_path);
+    const nlohmann::json trace = nlohmann::json::parse(in);
+    std::filesystem::remove(spec.timeline_path);
+    ASSERT_FALSE(r.preemptions.empty());
+
+    const auto ps = [](double us) { return static_cast<TimePs>(std::llround(us * 1e6)); };
+    std::map<std::uint32_t, std::vector<std::pair<TimePs, TimePs>>> covered;  // per SM
+    std::set<std::uint64_t> requests;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::string>> runs;  // (launch, tb)
+    std::size_t restores = 0;
+    for (const auto& e : trace.at("traceEvents")) {
+      if (e.value("pid", 0) != 1) continue;
+      const auto sm = static_cast<std::uint32_t>(e.value("tid", std::uint64_t{0}) / 100000);
+      if (e.at("ph") == "i") {
+        EXPECT_EQ(e.at("name"), "preemption request");
+        const auto id = e.at("args").at("preemption").get<std::uint64_t>();
+        ASSERT_LT(id, r.preemptions.size());
+        EXPECT_EQ(r.preemptions[id].sm, sm);
+        EXPECT_EQ(ps(e.at("ts").get<double>()), r.preemptions[id].requested_ps);
+        requests.insert(id);
+        continue;
+      }
+      if (e.at("ph") != "X") continue;
+      const TimePs start = ps(e.at("ts").get<double>());
+      covered[sm].emplace_back(start, start + ps(e.at("dur").get<double>()));
+      const std::string cat = e.at("cat");
+      if (cat == "restore") ++restores;
+      if (cat == "thread block") {
+        const auto& a = e.at("args");
+        auto& list = runs[{a.at("launch").get<std::uint32_t>(), a.at("tb").get<std::uint32_t>()}];
+        EXPECT_EQ(a.at("run").get<std::size_t>(), list.size() + 1);
+        list.push_back(a.at("ended"));
+      }
+    }
+    EXPECT_EQ(requests.size(), r.preemptions.size());  // one request per stats.json record
+    // Every thread block completes once, in its last run; a context switch stops some first.
+    std::size_t preempted_runs = 0;
+    for (const auto& [key, list] : runs) {
+      ASSERT_FALSE(list.empty());
+      EXPECT_EQ(list.back(), "completed");
+      preempted_runs += list.size() - 1;
+    }
+    EXPECT_EQ(runs.size(), r.tbs_completed);
+    if (mechanism == PreemptionMechanism::kContextSwitch) {
+      EXPECT_EQ(preempted_runs, r.tbs_reissued);
+      EXPECT_GT(preempted_runs, 0U);
+      EXPECT_EQ(restores, r.tbs_reissued);
+    } else {
+      EXPECT_EQ(preempted_runs, 0U);
+    }
+    for (const SmRecord& sm : r.sms) {
+      auto& spans = covered[sm.id];
+      std::sort(spans.begin(), spans.end());
+      TimePs total = 0;
+      TimePs open_start = 0;
+      TimePs open_end = 0;
+      for (const auto& [from, to] : spans) {
+        if (from > open_end) {
+          total += open_end - open_start;
+          open_start = from;
+          open_end = to;
+        } else {
+          open_end = std::max(open_end, to);
+        }
+      }
+      total += open_end - open_start;
+      EXPECT_EQ(total, sm.busy_ps) << "SM " << sm.id;
+    }
+  }
 }
 
 TEST(Priority, PpqRejectsUnknownOptions) {

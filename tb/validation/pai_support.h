@@ -107,6 +107,9 @@ inline std::string temp_path(const std::string& stem) {
       .string();
 }
 
+/// Track ids of the timeline's SM process: SM s owns s * kTimelineTracksPerSm and the lanes after it.
+constexpr std::uint64_t kTimelineTracksPerSm = 100000;
+
 /// The thread blocks of a timeline written with SimulationSpec::timeline_path (Perfetto JSON, us).
 inline std::vector<TbSlice> read_tb_slices(const std::string& path) {
   std::ifstream in(path);
@@ -115,9 +118,12 @@ inline std::vector<TbSlice> read_tb_slices(const std::string& path) {
   std::vector<TbSlice> tbs;
   const auto ps = [](double us) { return static_cast<TimePs>(std::llround(us * 1e6)); };
   for (const auto& e : j.at("traceEvents")) {
-    if (e.value("ph", "") != "X" || e.value("pid", 0) != 1) continue;  // pid 1: one track per SM
+    // Resident thread blocks: their runs and their context restores (the SM tracks also hold
+    // preemptions and setups).
+    const std::string cat = e.value("cat", "");
+    if (e.value("ph", "") != "X" || (cat != "thread block" && cat != "restore")) continue;
     TbSlice s;
-    s.sm = e.at("tid").get<std::uint32_t>();
+    s.sm = static_cast<std::uint32_t>(e.at("tid").get<std::uint64_t>() / kTimelineTracksPerSm);
     s.launch = e.at("args").at("launch").get<std::uint32_t>();
     s.start_ps = ps(e.at("ts").get<double>());
     s.end_ps = s.start_ps + ps(e.at("dur").get<double>());

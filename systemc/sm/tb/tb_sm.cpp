@@ -115,12 +115,16 @@ void TbSm::restore_done(std::uint64_t number, TimePs done_ps) {
   restores_.erase(it);
   Running tb = restore.tb;
   tb.end_ps = done_ps + restore.duration_ps;
+  listener_.on_tb_restored(id_, tb.kernel, tb.tb, tb.start_ps, done_ps);
   if (!restore.saved) {
     push_running(tb, now_ps());
     return;
   }
   // Restored for a save that stopped the SM meanwhile: it never ran, so all of it is left to run.
-  saved_.push_back({{tb.kernel, tb.tb, {restore.duration_ps, {}}}, tb.footprint, tb.end_ps, tb.sequence});
+  saved_.push_back({{tb.kernel, tb.tb, {restore.duration_ps, {}}, std::min(tb.start_ps, save_requested_ps_), save_requested_ps_},
+                    tb.footprint,
+                    tb.end_ps,
+                    tb.sequence});
   save_ready_ps_ = std::max(save_ready_ps_, done_ps);
   --restores_to_save_;
   maybe_finish_save();
@@ -141,13 +145,15 @@ void TbSm::save_context() {
   const TimePs now = now_ps();
   saved_.clear();
   save_ = ContextSave{};
+  save_requested_ps_ = now;
   restores_to_save_ = 0;
   while (any_running()) {
     // Issue stops now: what a thread block had left is its end less now, or all of it if it was
     // still waiting for the SM's setup.
     const Running r = pop_running();
     const TimePs left = r.end_ps - std::min(r.end_ps, std::max(now, r.start_ps));
-    saved_.push_back({{r.kernel, r.tb, {left, {}}}, r.footprint, r.end_ps, r.sequence});
+    const TimePs resident = std::min(now, r.start_ps);
+    saved_.push_back({{r.kernel, r.tb, {left, {}}, resident, now}, r.footprint, r.end_ps, r.sequence});
     save_.bytes += context_bytes(r.footprint);
   }
   for (auto& [number, restore] : restores_) {

@@ -120,6 +120,7 @@ class TbSm final : public SmModule {
   bool saving_ = false;  ///< stopped for a context save, from save_context() to on_context_saved
   bool save_sent_ = false;
   std::uint32_t restores_to_save_ = 0;  ///< restores still running whose TBs the save includes
+  TimePs save_requested_ps_ = 0;         ///< when the current save stopped the SM
   TimePs save_ready_ps_ = 0;            ///< the save's last write taken, and those restores done
   ContextSave save_;                    ///< the save under way
   std::vector<SavedTb> saved_;

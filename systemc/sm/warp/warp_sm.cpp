@@ -250,6 +250,7 @@ TimePs WarpSm::start_tb(const TbLaunch& launch) {
   if (launch.restore_bytes > 0) {
     // A preempted TB first reads its context back (Tanasic 3.2), then continues where it stopped.
     tb.state = TbState::kRestoring;
+    tb.restore_start_ps = begin;
     const std::uint64_t sequence = tb.sequence;
     mover_.request(false, launch.restore_bytes, begin,
                    [this, tb_index, sequence](TimePs done_ps) { restore_done(tb_index, sequence, done_ps); });
@@ -674,6 +675,7 @@ void WarpSm::restore_done(std::uint32_t tb_index, std::uint64_t sequence, TimePs
   }
   catch_up_trace();
   const TimePs now = now_ps();
+  listener_.on_tb_restored(id_, tb.kernel, tb.tb, tb.restore_start_ps, done_ps);
   if (saving_) {
     // A save stopped the SM meanwhile: the thread block goes to the save as it was restored.
     save_ready_ps_ = std::max(save_ready_ps_, done_ps);
@@ -721,6 +723,8 @@ void WarpSm::finish_save() {
     PreemptedTb p;
     p.kernel = tb.kernel;
     p.tb = tb.tb;
+    p.resident_ps = std::min(tb.start_ps, save_requested_ps_);
+    p.stopped_ps = save_requested_ps_;
     p.resume.warps.reserve(tb.warps.size());
     for (const std::uint32_t slot : tb.warps) {
       p.resume.warps.push_back(warps_[slot].saved(hot_[slot].state == WarpState::kDone));

@@ -150,6 +150,7 @@ class WarpSm final : public SmModule {
     std::uint32_t tb = 0;
     TbFootprint footprint{};
     TimePs start_ps = 0;
+    TimePs restore_start_ps = 0;  ///< when its context restore began (resumed thread blocks)
     std::uint64_t sequence = 0;        ///< start order: deterministic tie-break
     std::uint64_t instructions = 0;    ///< issued since it started (or resumed)
     std::vector<std::uint32_t> warps;  ///< SM warp slots, in warp order
