@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "config/gpu_loader.h"
 #include "core/error.h"
 #include "sm/warp_scheduler/registry.h"
+#include "wave/waveform.h"
 
 namespace gpumux {
 
@@ -81,6 +83,21 @@ void prepare_output_file(const std::string& option, const std::string& path) {
     throw InputError(option + ": '" + path + "' is a directory, not a file");
   }
   ensure_writable_dir(option, std::filesystem::path(path).parent_path().string(), "directory");
+}
+
+void prepare_waveform_files(const std::string& path) {
+  prepare_output_file("--vcd", path);
+  if (!wants_fst(path)) return;
+  if (path.find('\'') != std::string::npos) {
+    throw InputError("--vcd: an FST file name may not contain a quote");
+  }
+  // FST comes from the distribution's converter; without it the run would end in an error after
+  // simulating, so refuse now.
+  if (std::system("command -v vcd2fst > /dev/null 2>&1") != 0) {  // NOLINT(cert-env33-c): fixed command
+    throw InputError("--vcd " + path +
+                     ": writing FST needs vcd2fst (Debian package gtkwave, which scripts/setup installs); "
+                     "give a .vcd file name instead");
+  }
 }
 
 std::string default_output_dir(const std::string& workload_name) {

@@ -66,6 +66,9 @@ void prepare_output_dir(const std::string& option, const std::string& dir);
 /// Before simulating: `path` (of --vcd, --timeline) is not a directory, its directory is created
 /// when missing and a file can be written in it; InputError naming `option` and the path otherwise.
 void prepare_output_file(const std::string& option, const std::string& path);
+/// --vcd FILE: FILE and its GTKWave files can be written; for FILE.fst, vcd2fst is installed.
+/// InputError otherwise.
+void prepare_waveform_files(const std::string& path);
 
 /// out/<workload name>, gpumux run's default --out; InputError when the name would leave out/
 /// (empty, ".", "..", or containing '/' or '\\').

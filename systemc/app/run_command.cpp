@@ -23,6 +23,7 @@
 #include "sm/occupancy.h"
 #include "sm/warp/phase_trace.h"
 #include "top/simulation.h"
+#include "wave/waveform.h"
 
 namespace gpumux {
 
@@ -49,18 +50,6 @@ CopyPolicy parse_copy_policy(const std::string& text) {
   if (const auto policy = copy_policy_named(text)) return *policy;
   throw InputError("--copy-policy must be fcfs or npq, not '" + text + "'");
 }
-
-namespace {
-
-/// The file SystemC writes for --vcd FILE: FILE, with .vcd appended when it does not end in it.
-std::string vcd_file_name(const std::string& path) {
-  const std::string suffix = ".vcd";
-  const bool has_suffix =
-      path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return has_suffix ? path : path + suffix;
-}
-
-}  // namespace
 
 int run_command(const std::vector<std::string>& args) {
   po::options_description options("gpumux run options");
@@ -104,7 +93,8 @@ int run_command(const std::vector<std::string>& args) {
       "sm.warp.scheduler")("seed", po::value(&seed_text)->default_value(seed_text),
                            "random seed, 0 to 2^64-1 (same inputs and seed => identical stats)")(
       "out", po::value(&out_dir), "output directory for stats.json (default out/<workload name>)")(
-      "vcd", po::value(&vcd), "write a VCD waveform (GTKWave) of SM states, queues and memory load")(
+      "vcd", po::value(&vcd),
+      "write a waveform (VCD; FST when FILE ends in .fst) with a GTKWave save file beside it")(
       "timeline", po::value(&timeline), "write a Chrome/Perfetto trace JSON (one track per SM)")(
       "phase-trace", po::value(&phase_trace),
       "warp level: write warps per phase over time, per kernel launch, as JSON (docs/user-guide.md)")(
@@ -207,7 +197,7 @@ int run_command(const std::vector<std::string>& args) {
   // Every output path is usable before anything is simulated.
   if (out_dir.empty()) out_dir = default_output_dir(workload.name);
   prepare_output_dir("--out", out_dir);
-  if (!vcd.empty()) prepare_output_file("--vcd", vcd_file_name(vcd));
+  if (!vcd.empty()) prepare_waveform_files(vcd);
   if (!timeline.empty()) prepare_output_file("--timeline", timeline);
   if (!phase_trace.empty()) prepare_output_file("--phase-trace", phase_trace);
 
@@ -248,7 +238,10 @@ int run_command(const std::vector<std::string>& args) {
   if (!quiet) {
     print_summary(std::cout, report);
     std::cout << "\n  stats:    " << stats_path << '\n';
-    if (!vcd.empty()) std::cout << "  vcd:      " << vcd_file_name(vcd) << '\n';
+    if (!vcd.empty()) {
+      const WaveformFiles files = waveform_files(vcd);
+      std::cout << "  waveform: " << files.wave << " (gtkwave " << files.wave << ' ' << files.save << ")\n";
+    }
     if (!timeline.empty()) std::cout << "  timeline: " << timeline << '\n';
     if (!phase_trace.empty()) std::cout << "  phases:   " << phase_trace << '\n';
   }

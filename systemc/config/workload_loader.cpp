@@ -186,8 +186,9 @@ CommandSpec read_command(const YamlNode& node, const KernelResolver& kernels, co
 }
 
 std::size_t count_joins(const StreamSpec& stream) {
-  return static_cast<std::size_t>(std::count_if(stream.commands.begin(), stream.commands.end(),
-                                                [](const CommandSpec& c) { return c.kind == CommandKind::kJoin; }));
+  return static_cast<std::size_t>(
+      std::count_if(stream.commands.begin(), stream.commands.end(),
+                    [](const CommandSpec& c) { return c.kind == CommandKind::kJoin; }));
 }
 
 /// A join waits for every stream of the process to reach its matching join, so streams with different
@@ -200,14 +201,13 @@ void check_joins(const ProcessSpec& p) {
     if (joins == most) continue;
     const StreamSpec& fuller = *std::find_if(p.streams.begin(), p.streams.end(),
                                              [most](const StreamSpec& s) { return count_joins(s) == most; });
-    const CommandSpec& unmatched = *std::find_if(
-        fuller.commands.begin(), fuller.commands.end(),
-        [n = std::size_t{0}, joins](const CommandSpec& c) mutable {
-          return c.kind == CommandKind::kJoin && n++ == joins;
-        });
+    const CommandSpec& unmatched = *std::find_if(fuller.commands.begin(), fuller.commands.end(),
+                                                 [n = std::size_t{0}, joins](const CommandSpec& c) mutable {
+                                                   return c.kind == CommandKind::kJoin && n++ == joins;
+                                                 });
     throw InputError(unmatched.where, "join",
-                     "process '" + p.name + "': stream " + std::to_string(i) + " has " + std::to_string(joins) +
-                         " join step(s) and another stream " + std::to_string(most) +
+                     "process '" + p.name + "': stream " + std::to_string(i) + " has " +
+                         std::to_string(joins) + " join step(s) and another stream " + std::to_string(most) +
                          "; every stream of a process must have the same number of joins (a join waits "
                          "for all of them)");
   }

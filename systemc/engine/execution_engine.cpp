@@ -42,24 +42,4 @@ void ExecutionEngine::kernel_finished(KernelId kernel) {
   listener_.command_done(command_of_kernel_[index(kernel)]);
 }
 
-void ExecutionEngine::attach_trace(sc_core::sc_trace_file* file) {
-  const std::uint32_t n = driver_->num_sms();
-  traced_state_.assign(n, 0);
-  traced_kernel_.assign(n, -1);
-  for (std::uint32_t s = 0; s < n; ++s) {
-    const std::string prefix = "sm_" + std::to_string(s) + ".";
-    sc_core::sc_trace(file, traced_state_[s], prefix + "state");
-    sc_core::sc_trace(file, traced_kernel_[s], prefix + "kernel");
-    sc_core::sc_trace(file, sms_[s]->traced_resident_tbs(), prefix + "resident_tbs");
-  }
-  // Hooks are copied into the driver at construction; install the mirror now.
-  driver_->set_sm_changed([this](SmId sm) { mirror(sm); });
-}
-
-void ExecutionEngine::mirror(SmId sm) {
-  const SmStatus& st = driver_->sm(sm);
-  traced_state_[index(sm)] = static_cast<int>(st.state);
-  traced_kernel_[index(sm)] = st.kernel ? static_cast<int>(index(*st.kernel)) : -1;
-}
-
 }  // namespace gpumux

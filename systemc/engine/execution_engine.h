@@ -35,14 +35,9 @@ class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
   /// Connects the SMs top/ built (one per SM, in SmId order) before the simulation starts.
   void attach_sms(const std::vector<SmModule*>& sms);
   [[nodiscard]] const std::vector<SmModule*>& sms() const { return sms_; }
-  /// Adds each SM's SMST state (0 idle, 1 running, 2 reserved), kernel (-1 none) and resident TBs
-  /// to a VCD (named apart from sc_object::trace, which is const and per object: this one also
-  /// installs the mirror that keeps the traced values current).
-  void attach_trace(sc_core::sc_trace_file* file);
 
  private:
   void kernel_finished(KernelId kernel);
-  void mirror(SmId sm);
 
   const Workload& workload_;
   CommandCompletionListener& listener_;
@@ -50,8 +45,6 @@ class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
   std::vector<SmModule*> sms_;
   std::function<void()> room_;                 ///< the dispatcher's rescan
   std::vector<GpuCommand> command_of_kernel_;  ///< indexed by KernelId (launch order)
-  std::vector<int> traced_state_;
-  std::vector<int> traced_kernel_;
 };
 
 }  // namespace gpumux

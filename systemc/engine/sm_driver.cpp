@@ -143,6 +143,7 @@ void SmDriver::admit_waiting() {
                 choice);
     }
     framework_.admit(choice, now());
+    if (trace_ != nullptr) trace_->on_ksrt(framework_.kernel(choice).ksrt_slot, choice, true, now());
     admitted.push_back(choice);
   }
   if (!admitted.empty() && hooks_.buffer_freed) hooks_.buffer_freed();
@@ -338,7 +339,10 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
     status.kernel = kernel;
     status.context = k.process;
   }
-  if (status.state == SmState::kIdle) status.state = SmState::kRunning;
+  if (status.state == SmState::kIdle) {
+    status.state = SmState::kRunning;
+    if (hooks_.sm_changed) hooks_.sm_changed(sm);
+  }
   ++status.running_tbs;
   bool found = false;
   for (auto& r : status.residents) {
@@ -412,6 +416,7 @@ void SmDriver::finish_kernel(KernelId kernel) {
   }
   std::vector<TbState>().swap(states);
   framework_.retire(kernel);
+  if (trace_ != nullptr) trace_->on_ksrt(framework_.kernel(kernel).ksrt_slot, kernel, false, now());
   for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
     auto& limits = framework_.sm(SmId{s}).limits;
     limits.erase(std::remove_if(limits.begin(), limits.end(),
@@ -424,6 +429,11 @@ void SmDriver::finish_kernel(KernelId kernel) {
 }
 
 void SmDriver::settle_sm(SmId sm) {
+  settle_sm_quietly(sm);
+  if (hooks_.sm_changed) hooks_.sm_changed(sm);  // after every path: the waveform's SMST entry
+}
+
+void SmDriver::settle_sm_quietly(SmId sm) {
   SmStatus& status = framework_.sm(sm);
   if (status.state == SmState::kReserved) {
     if (status.running_tbs != 0) return;

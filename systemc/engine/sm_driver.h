@@ -46,9 +46,12 @@ class TbTraceSink {
  public:
   virtual ~TbTraceSink() = default;
   virtual void on_tb(const TbStretch& stretch) = 0;
-  virtual void on_tb_restored(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps, TimePs done_ps) = 0;
+  virtual void on_tb_restored(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps,
+                              TimePs done_ps) = 0;
   /// The SM set itself up for a new context after a preemption (Tanasic 3.1).
   virtual void on_setup(SmId sm, TimePs start_ps, TimePs end_ps) = 0;
+  /// KSRT entry `slot` took `kernel` into the active queue (`occupied`) or freed it (Tanasic 3.3).
+  virtual void on_ksrt(std::uint32_t slot, KernelId kernel, bool occupied, TimePs time_ps) = 0;
 };
 
 /// One preemption of an SM (stats.json `preemptions[]`).
@@ -179,6 +182,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   void admit_waiting();
   void finish_kernel(KernelId kernel);
   void settle_sm(SmId sm);
+  void settle_sm_quietly(SmId sm);  ///< settle_sm without the SMST change notification
   [[noreturn]] void violation(const std::string& what, SmId sm, KernelId kernel) const;
   [[nodiscard]] std::string describe(KernelId kernel) const;
 

@@ -3,7 +3,7 @@
 namespace gpumux {
 
 CommandQueues::CommandQueues(const sc_core::sc_module_name& name, const FrontendConfig& config)
-    : sc_core::sc_module(name), socket("socket"), occupancy_(config.command_queues, 0) {
+    : sc_core::sc_module(name), socket("socket") {
   queues_.reserve(config.command_queues);
   for (std::uint32_t q = 0; q < config.command_queues; ++q) queues_.emplace_back(config.queue_depth);
   socket.register_b_transport(this, &CommandQueues::b_transport);
@@ -23,7 +23,6 @@ void CommandQueues::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_t
   while (queue.full()) sc_core::wait(popped_);
   ext->command.queued_ps = sc_core::sc_time_stamp().value();
   queue.push_back(ext->command);
-  occupancy_[ext->command.queue] = static_cast<int>(queue.size());
   pushed_.notify(sc_core::SC_ZERO_TIME);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -31,7 +30,6 @@ void CommandQueues::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_t
 GpuCommand CommandQueues::pop(std::uint32_t queue) {
   GpuCommand command = queues_[queue].front();
   queues_[queue].pop_front();
-  occupancy_[queue] = static_cast<int>(queues_[queue].size());
   popped_.notify(sc_core::SC_ZERO_TIME);
   return command;
 }

@@ -29,13 +29,11 @@ class CommandQueues final : public sc_core::sc_module {
   /// Notified whenever a command is pushed.
   [[nodiscard]] const sc_core::sc_event& pushed_event() const { return pushed_; }
   /// Occupancy per queue, as ints the VCD samples.
-  [[nodiscard]] const std::vector<int>& traced_occupancy() const { return occupancy_; }
 
  private:
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
 
   std::vector<boost::circular_buffer<GpuCommand>> queues_;
-  std::vector<int> occupancy_;
   sc_core::sc_event pushed_;
   sc_core::sc_event popped_;
 };

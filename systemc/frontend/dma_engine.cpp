@@ -29,7 +29,6 @@ DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie
 
 void DmaEngine::accept(const GpuCommand& command) {
   queue_.push(command);
-  traced_pending_ = static_cast<int>(queue_.size()) + (copying_ ? 1 : 0);
   work_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -42,7 +41,6 @@ void DmaEngine::run() {
     copying_ = true;
     copy(command);
     copying_ = false;
-    traced_pending_ = static_cast<int>(queue_.size());
     listener_.command_done(command);
   }
 }

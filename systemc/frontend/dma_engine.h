@@ -39,7 +39,6 @@ class DmaEngine final : public sc_core::sc_module, public CommandEngine {
   void accept(const GpuCommand& command) override;
   [[nodiscard]] std::uint64_t bytes_copied() const { return bytes_copied_; }
   /// Copies queued or in progress, as an int the VCD samples.
-  [[nodiscard]] const int& traced_pending() const { return traced_pending_; }
 
  private:
   void run();
@@ -56,7 +55,6 @@ class DmaEngine final : public sc_core::sc_module, public CommandEngine {
   tlm_utils::tlm_quantumkeeper quantum_keeper_;
   tlm::tlm_generic_payload payload_;
   std::uint64_t bytes_copied_ = 0;
-  int traced_pending_ = 0;
 };
 
 }  // namespace gpumux

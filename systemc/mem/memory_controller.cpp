@@ -31,10 +31,11 @@ TimePs MemoryController::serve(std::uint32_t initiator, std::uint64_t bytes, Tim
   last_arrival_ps_ = arrival_ps;
   const BandwidthChannel::Slot slot = channel_.reserve(bytes, arrival_ps);
   ++transactions_;
-  traced_bytes_ = channel_.bytes();
   if (initiator >= bytes_by_initiator_.size()) bytes_by_initiator_.resize(initiator + 1, 0);
   bytes_by_initiator_[initiator] += bytes;
-  return is_write ? slot.end_ps : slot.deliver_ps;
+  const TimePs done_ps = is_write ? slot.end_ps : slot.deliver_ps;
+  if (log_ != nullptr) log_->push_back({arrival_ps, done_ps, bytes, initiator, is_write});
+  return done_ps;
 }
 
 void MemoryController::b_transport(int initiator, tlm::tlm_generic_payload& payload,

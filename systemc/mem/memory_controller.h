@@ -22,6 +22,15 @@
 
 namespace gpumux {
 
+/// One request the controller served: it arrived at `arrival_ps` and its data had moved by `done_ps`.
+struct MemoryTransfer {
+  TimePs arrival_ps = 0;
+  TimePs done_ps = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t initiator = 0;
+  bool is_write = false;
+};
+
 class MemoryController final : public sc_core::sc_module {
  public:
   tlm_utils::multi_passthrough_target_socket<MemoryController> socket;
@@ -40,8 +49,8 @@ class MemoryController final : public sc_core::sc_module {
   /// Arrival time of the latest request (0 before the first).
   [[nodiscard]] TimePs last_arrival_ps() const { return last_arrival_ps_; }
   [[nodiscard]] const std::vector<std::uint64_t>& bytes_by_initiator() const { return bytes_by_initiator_; }
-  /// Bytes served so far, as an int the VCD samples (memory-controller load).
-  [[nodiscard]] const std::uint64_t& traced_bytes_served() const { return traced_bytes_; }
+  /// Every request served from now on is appended to `log` (the waveform's memory signals); null: none.
+  void set_transfer_log(std::vector<MemoryTransfer>* log) { log_ = log; }
 
  private:
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -49,7 +58,7 @@ class MemoryController final : public sc_core::sc_module {
   BandwidthChannel channel_;
   std::uint64_t transactions_ = 0;
   TimePs last_arrival_ps_ = 0;
-  std::uint64_t traced_bytes_ = 0;
+  std::vector<MemoryTransfer>* log_ = nullptr;
   std::vector<std::uint64_t> bytes_by_initiator_;
 };
 

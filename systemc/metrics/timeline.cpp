@@ -8,30 +8,6 @@
 
 namespace gpumux {
 
-void TimelineRecorder::on_tb(const TbStretch& stretch) {
-  const std::pair<std::uint32_t, std::uint32_t> key{index(stretch.kernel), stretch.tb};
-  Stretch s{stretch, ++runs_[key], stretch.start_ps};
-  if (const auto it = restores_.find(key); it != restores_.end()) {
-    // The restore belongs to this stretch when it began within it (a block saved while its context
-    // was still coming back has no run after it).
-    const auto [restore_start, restore_end] = it->second;
-    if (restore_start >= stretch.start_ps && restore_start <= stretch.end_ps) {
-      s.restored_ps = std::min(restore_end, stretch.end_ps);
-    }
-    restores_.erase(it);
-  }
-  stretches_.push_back(s);
-}
-
-void TimelineRecorder::on_tb_restored(SmId /*sm*/, KernelId kernel, std::uint32_t tb, TimePs start_ps,
-                                      TimePs done_ps) {
-  restores_[{index(kernel), tb}] = {start_ps, done_ps};
-}
-
-void TimelineRecorder::on_setup(SmId sm, TimePs start_ps, TimePs end_ps) {
-  setups_.push_back({index(sm), start_ps, end_ps});
-}
-
 namespace {
 
 double us(TimePs ps) { return static_cast<double>(ps) / 1e6; }  // trace timestamps are in microseconds
@@ -42,8 +18,8 @@ constexpr std::uint64_t kLanesPerSm = 100000;
 
 }  // namespace
 
-void TimelineRecorder::write(const std::string& path, const RunResult& result,
-                             const std::vector<CommandRecord>& commands, std::uint32_t num_sms) const {
+void write_timeline(const std::string& path, const ActivityLog& log, const RunResult& result,
+                    const std::vector<CommandRecord>& commands, std::uint32_t num_sms) {
   using nlohmann::json;
   json events = json::array();
   constexpr int kSmPid = 1;
@@ -53,9 +29,13 @@ void TimelineRecorder::write(const std::string& path, const RunResult& result,
     events.push_back({{"ph", "M"}, {"pid", pid}, {"name", "process_name"}, {"args", {{"name", name}}}});
   };
   auto name_track = [&](int pid, std::uint64_t tid, const std::string& name) {
-    events.push_back({{"ph", "M"}, {"pid", pid}, {"tid", tid}, {"name", "thread_name"}, {"args", {{"name", name}}}});
     events.push_back(
-        {{"ph", "M"}, {"pid", pid}, {"tid", tid}, {"name", "thread_sort_index"}, {"args", {{"sort_index", tid}}}});
+        {{"ph", "M"}, {"pid", pid}, {"tid", tid}, {"name", "thread_name"}, {"args", {{"name", name}}}});
+    events.push_back({{"ph", "M"},
+                      {"pid", pid},
+                      {"tid", tid},
+                      {"name", "thread_sort_index"},
+                      {"args", {{"sort_index", tid}}}});
   };
   name_process(kSmPid, "SMs");
   name_process(kQueuePid, "Command queues");
@@ -67,17 +47,17 @@ void TimelineRecorder::write(const std::string& path, const RunResult& result,
 
   // Thread-block stretches on lanes: each stretch takes the lowest lane of its SM free at its start,
   // so the slices of a lane never overlap (Perfetto nests overlapping slices of one track).
-  std::vector<std::size_t> order(stretches_.size());
+  std::vector<std::size_t> order(log.stretches().size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const TbStretch& x = stretches_[a].what;
-    const TbStretch& y = stretches_[b].what;
+    const TbStretch& x = log.stretches()[a].what;
+    const TbStretch& y = log.stretches()[b].what;
     if (x.sm != y.sm) return index(x.sm) < index(y.sm);
     return x.start_ps != y.start_ps ? x.start_ps < y.start_ps : a < b;
   });
   std::vector<std::vector<TimePs>> lane_free(num_sms);  // per SM, per lane: when it is free again
   for (const std::size_t i : order) {
-    const Stretch& s = stretches_[i];
+    const ActivityLog::Stretch& s = log.stretches()[i];
     const TbStretch& w = s.what;
     const std::uint32_t sm = index(w.sm);
     if (sm >= num_sms || w.end_ps < w.start_ps) throw std::logic_error("timeline: a stretch outside the run");
@@ -152,7 +132,7 @@ void TimelineRecorder::write(const std::string& path, const RunResult& result,
       slice("draining", p.requested_ps, p.done_ps);
     }
   }
-  for (const Interval& s : setups_) {
+  for (const ActivityLog::Interval& s : log.setups()) {
     events.push_back({{"ph", "X"},
                       {"pid", kSmPid},
                       {"tid", s.sm * kLanesPerSm},

@@ -8,43 +8,17 @@
 // of their record in stats.json `preemptions[]` (`preemption`). Open it in ui.perfetto.dev.
 
 #include <cstdint>
-#include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "engine/sm_driver.h"
 #include "frontend/command_dispatcher.h"
+#include "metrics/activity_log.h"
 #include "metrics/run_result.h"
 
 namespace gpumux {
 
-class TimelineRecorder final : public TbTraceSink {
- public:
-  void on_tb(const TbStretch& stretch) override;
-  void on_tb_restored(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps, TimePs done_ps) override;
-  void on_setup(SmId sm, TimePs start_ps, TimePs end_ps) override;
-
-  /// Writes the trace; throws std::runtime_error when the file cannot be written.
-  void write(const std::string& path, const RunResult& result, const std::vector<CommandRecord>& commands,
-             std::uint32_t num_sms) const;
-
- private:
-  struct Stretch {
-    TbStretch what;
-    std::uint32_t run = 1;      ///< 1 for the first stretch of the thread block, 2 after its first resume, ...
-    TimePs restored_ps = 0;     ///< end of its context restore (= start: not resumed)
-  };
-  struct Interval {
-    std::uint32_t sm;
-    TimePs start_ps;
-    TimePs end_ps;
-  };
-  std::vector<Stretch> stretches_;
-  std::vector<Interval> setups_;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> runs_;  ///< (launch, tb) -> stretches so far
-  /// (launch, tb) -> its last context restore (start, end), until the stretch it belongs to is recorded
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<TimePs, TimePs>> restores_;
-};
+/// Writes the trace; throws std::runtime_error when the file cannot be written.
+void write_timeline(const std::string& path, const ActivityLog& log, const RunResult& result,
+                    const std::vector<CommandRecord>& commands, std::uint32_t num_sms);
 
 }  // namespace gpumux

@@ -1,7 +1,7 @@
 #pragma once
 // An SM as the rest of the SystemC system sees it, whichever model implements it: the SmPort the
 // driver uses, plus the memory initiator socket top/ binds to the memory controller and the figures
-// the statistics and the VCD read. top/sm_factory builds one per SM from the GPU config's sm.model.
+// the statistics read. top/sm_factory builds one per SM from the GPU config's sm.model.
 
 #include <cstdint>
 #include <vector>
@@ -16,6 +16,16 @@
 
 namespace gpumux {
 
+/// Receives a warp-level SM's activity for the waveform (wave/waveform.h); optional.
+class WarpActivitySink {
+ public:
+  virtual ~WarpActivitySink() = default;
+  /// From `time_ps` on, `active_warps` warps are resident and `issued` instructions issued in the
+  /// SM's latest active cycle.
+  virtual void on_warp_activity(SmId sm, TimePs time_ps, std::uint32_t active_warps,
+                                std::uint32_t issued) = 0;
+};
+
 class SmModule : public sc_core::sc_module, public SmPort {
  public:
   using sc_core::sc_module::sc_module;
@@ -26,15 +36,13 @@ class SmModule : public sc_core::sc_module, public SmPort {
   /// Time with at least one resident thread block, up to now.
   [[nodiscard]] virtual TimePs busy_ps() const = 0;
   [[nodiscard]] virtual std::uint64_t tbs_completed() const = 0;
-  /// Resident thread blocks, as an int so sc_trace can sample it for the VCD.
-  [[nodiscard]] virtual const int& traced_resident_tbs() const = 0;
+  /// Thread blocks resident now (running, restoring, or waiting for the SM's setup).
+  [[nodiscard]] virtual std::uint32_t resident_tbs() const = 0;
   /// Its setups for kernels so far (GpuConfig context_switch.setup_cycles).
   [[nodiscard]] virtual const SmSetup& setup() const = 0;
   [[nodiscard]] virtual WarpSmStats warp_stats() const { return {}; }
-  /// Warp level: resident warps and instructions issued in the latest active cycle (VCD); null at
-  /// TB level.
-  [[nodiscard]] virtual const int* traced_active_warps() const { return nullptr; }
-  [[nodiscard]] virtual const int* traced_issued() const { return nullptr; }
+  /// Warp level: report active warps and issue to `sink` (null: stop); TB-level SMs have none to report.
+  virtual void set_warp_activity_sink(WarpActivitySink* /*sink*/) {}
   /// Warp level: warp instructions issued per kernel launch (indexed by KernelId); empty at TB level.
   [[nodiscard]] virtual const std::vector<std::uint64_t>* instructions_by_kernel() const { return nullptr; }
 };

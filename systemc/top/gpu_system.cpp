@@ -66,23 +66,16 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
   engine_->driver().set_seed(spec.seed);
 }
 
-void GpuSystem::attach_trace(sc_core::sc_trace_file* file) {
-  engine_->attach_trace(file);
-  for (const auto& sm : sms_) {
-    // Warp level (Awatramani Fig. 3.11): resident warps and instructions issued per SM.
-    const std::string prefix = "sm_" + std::to_string(index(sm->id())) + ".";
-    if (const int* warps = sm->traced_active_warps()) {
-      sc_core::sc_trace(file, *warps, prefix + "active_warps");
-    }
-    if (const int* issued = sm->traced_issued()) sc_core::sc_trace(file, *issued, prefix + "issued");
-  }
-  const auto& occupancy = queues_->traced_occupancy();
-  for (std::size_t q = 0; q < occupancy.size(); ++q) {
-    sc_core::sc_trace(file, occupancy[q], "command_queue_" + std::to_string(q) + ".occupancy");
-  }
-  sc_core::sc_trace(file, h2d_->traced_pending(), "dma_h2d.pending");
-  if (d2h_) sc_core::sc_trace(file, d2h_->traced_pending(), "dma_d2h.pending");
-  sc_core::sc_trace(file, memory_->traced_bytes_served(), "memory_controller.bytes_served");
+void GpuSystem::attach_activity_log(ActivityLog& log) {
+  SmDriver& driver = engine_->driver();
+  driver.set_trace_sink(&log);
+  // The SMST entry of an SM changes: its state (idle, running, reserved), kernel and next kernel.
+  driver.set_sm_changed([&log, &driver](SmId sm) {
+    const SmStatus& st = driver.sm(sm);
+    log.on_smst(sm, driver.now(), st.state, st.kernel, st.next);
+  });
+  for (const auto& sm : sms_) sm->set_warp_activity_sink(&log);
+  memory_->set_transfer_log(&log.memory_transfers());
 }
 
 void GpuSystem::finish_phase_trace(TimePs end_ps) {

@@ -15,6 +15,7 @@
 #include "host/host.h"
 #include "host/pcie_link.h"
 #include "mem/memory_controller.h"
+#include "metrics/activity_log.h"
 #include "sm/warp/phase_trace.h"
 #include "top/simulation.h"
 
@@ -27,9 +28,9 @@ class GpuSystem final : public sc_core::sc_module, public CommandCompletionListe
   /// Engines report completions here; forwarded to the dispatcher.
   void command_done(const GpuCommand& command) override { dispatcher_->command_done(command); }
 
-  /// Adds every traced quantity to a VCD file (named apart from sc_object::trace, which is const and
-  /// per object: this one also installs the mirrors that keep the traced values current).
-  void attach_trace(sc_core::sc_trace_file* file);
+  /// Reports what the SMs, the driver's SMST and the memory controller do to `log`, for the timeline
+  /// and the waveform written after the run (before the simulation starts; `log` outlives it).
+  void attach_activity_log(ActivityLog& log);
   /// `--phase-trace`: the samples up to `end_ps` and the kernel launches, then closes the file (no
   /// trace: nothing).
   void finish_phase_trace(TimePs end_ps);

@@ -22,6 +22,7 @@
 #include "core/progress_line.h"
 #include "metrics/timeline.h"
 #include "top/gpu_system.h"
+#include "wave/waveform.h"
 
 namespace gpumux {
 namespace {
@@ -43,14 +44,6 @@ class WatchdogView {
   WatchdogView(const WatchdogView&) = delete;
   WatchdogView& operator=(const WatchdogView&) = delete;
 };
-
-std::string strip_vcd_suffix(const std::string& path) {
-  const std::string suffix = ".vcd";
-  if (path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    return path.substr(0, path.size() - suffix.size());
-  }
-  return path;
-}
 
 /// Simulated time and thread blocks done, twice a second after the first two seconds of a run.
 class RunProgress {
@@ -84,23 +77,13 @@ RunResult simulate_in_this_process(const SimulationSpec& spec) {
   system_ptr = system.get();
   const WatchdogView watchdog_view(system->engine().driver());  // for the wall-clock limit's report
 
-  TimelineRecorder timeline;
-  if (!spec.timeline_path.empty()) {
-    system->engine().driver().set_trace_sink(&timeline);
-  }
-  sc_core::sc_trace_file* vcd = nullptr;
-  if (!spec.vcd_path.empty()) {
-    vcd = sc_core::sc_create_vcd_trace_file(strip_vcd_suffix(spec.vcd_path).c_str());
-    // Model times are picoseconds (core clocks such as 1/706 MHz are not whole nanoseconds); a coarser
-    // unit makes SystemC warn (W713) on every value change that falls between two units.
-    vcd->set_time_unit(1, sc_core::SC_PS);
-    system->attach_trace(vcd);
-  }
+  // The timeline and the waveform are written from what the run recorded, once it has ended.
+  ActivityLog activity;
+  if (!spec.timeline_path.empty() || !spec.vcd_path.empty()) system->attach_activity_log(activity);
 
   sc_core::sc_start();
   if (process_failure()) std::rethrow_exception(process_failure());
 
-  if (vcd != nullptr) sc_core::sc_close_vcd_trace_file(vcd);
   if (!system->host().all_finished()) {
     std::ostringstream msg;
     msg << "run made no progress: no event is pending at " << ns_from_ps(sc_core::sc_time_stamp().value())
@@ -122,7 +105,14 @@ RunResult simulate_in_this_process(const SimulationSpec& spec) {
   system->finish_phase_trace(result.end_ps);
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   if (!spec.timeline_path.empty()) {
-    timeline.write(spec.timeline_path, result, system->dispatcher().records(), spec.gpu.num_sms);
+    write_timeline(spec.timeline_path, activity, result, system->dispatcher().records(), spec.gpu.num_sms);
+  }
+  if (!spec.vcd_path.empty()) {
+    write_waveform(
+        spec.vcd_path,
+        {activity, result, system->dispatcher().records(), spec.gpu.num_sms, spec.gpu.frontend.command_queues,
+         spec.gpu.active_kernels, spec.gpu.sm_model == SmModel::kWarp},
+        std::string("gpumux ") + GPUMUX_VERSION);
   }
   return result;
 }

@@ -269,12 +269,25 @@ expect_no_text list-gpus-cwd-not-shipped "$work/out" "kepler-k20c.yaml"
 check list-kernels-cwd 0 bash -c "cd '$work/mine' && '$gpumux_abs' list kernels --gpu configs/gpus/my-gpu.yaml"
 expect_text list-kernels-cwd-dir "$work/out" "kernel libraries in configs/kernels"
 expect_no_text list-kernels-cwd-no-ercbench "$work/out" "aesEncrypt128"
-# The demo with a VCD: its times are not whole nanoseconds, and SystemC must not warn about them.
+# The demo with a waveform: its times are not whole nanoseconds (1 ps timescale), nothing warns, the
+# hierarchy follows the blocks, the GTKWave save file and filters sit beside it, and the summary names
+# the files written (issue 17).
 check run-demo-vcd 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads/demo-parboil-4proc.yaml" \
   --out "$work/v" --vcd "$work/v/trace.vcd" --quiet
 expect_no_text run-demo-vcd-no-warning "$work/err" "Warning"
 expect_no_text run-demo-vcd-no-warning-stdout "$work/out" "Warning"
-expect_text run-demo-vcd-ps "$work/v/trace.vcd" "1 ps"
+expect_text run-demo-vcd-ps "$work/v/trace.vcd" '$timescale 1ps $end'
+expect_text run-demo-vcd-scope "$work/v/trace.vcd" '$scope module sm_00 $end'
+expect_text run-demo-vcd-gtkw "$work/v/trace.gtkw" "gpu.sm_12.activity[2:0]"
+expect_text run-demo-vcd-filter "$work/v/trace.sm_activity.txt" "7 saving"
+check run-demo-vcd-summary 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$work/v2" --vcd "$work/v2/t.vcd"
+expect_text run-demo-vcd-summary-names "$work/out" "waveform: $work/v2/t.vcd (gtkwave $work/v2/t.vcd $work/v2/t.gtkw)"
+# FST: --vcd FILE.fst writes FST (vcd2fst, package gtkwave), named as given; fst2vcd reads it back.
+check run-fst 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$work/f" --vcd "$work/f/t.fst"
+expect_text run-fst-summary "$work/out" "waveform: $work/f/t.fst"
+check run-fst-exists 0 test -s "$work/f/t.fst"
+check run-fst-no-vcd 1 test -e "$work/f/t.fst.vcd"
+check run-fst-reads 0 bash -c "fst2vcd '$work/f/t.fst' | grep -q 'resident_tbs'"
 check run-other-seed 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads/demo-parboil-4proc.yaml" \
   --out "$work/d" --quiet --seed 5
 check bench-json 0 "$gpumux" bench --json --tbs 20000

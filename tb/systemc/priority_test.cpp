@@ -128,7 +128,8 @@ TEST(Priority, PreemptionLatenciesAreChargedAndRecorded) {
 // request instant plus drain, trap routine and save slices carrying their stats.json id; setups are
 // slices. Per SM, the slices cover exactly the time the SM was busy (stats.json busy_ns).
 TEST(Priority, TimelineKeepsPreemptedWorkAndCoversEachSmsBusyTime) {
-  for (const PreemptionMechanism mechanism : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
+  for (const PreemptionMechanism mechanism :
+       {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
     SCOPED_TRACE(to_string(mechanism));
     SimulationSpec spec = scenario("ppq", mechanism);
     spec.gpu.context_switch.drain_cycles = 282;

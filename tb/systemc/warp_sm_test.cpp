@@ -315,8 +315,8 @@ nlohmann::json run_scenario(const GpuConfig& gpu, const Script& script,
                         {"memory_unit_busy_cycles", s.memory_unit_busy_cycles},
                         {"memory_requests", s.memory_requests}};
         out["usage_empty"] = sm->usage().empty();
-        out["resident_tbs"] = sm->traced_resident_tbs();
-        out["active_warps"] = *sm->traced_active_warps();
+        out["resident_tbs"] = sm->resident_tbs();
+        out["active_warps"] = sm->active_warps();
         out["tbs_completed"] = sm->tbs_completed();
         out["busy_ns"] = sm->busy_ps() / kNs;
         out["transactions"] = memory->transactions();
@@ -497,10 +497,10 @@ TEST(WarpSm, ThreadBlockCompletesWhenItsLastWarpIsDone) {
   const auto k = kernel("tail", 2, make_program({alu(0), loop_back(0, {10, 1})}));
   const nlohmann::json r = run_scenario(test_gpu(), [k](WarpSm& sm, Recorder& rec, nlohmann::json& out) {
     sm.start_tb(launch_of(*k, 0));
-    out["active_at_0"] = *sm.traced_active_warps();
+    out["active_at_0"] = sm.active_warps();
     wait_until(20 * kNs);
-    out["active_at_20"] = *sm.traced_active_warps();
-    out["resident_at_20"] = sm.traced_resident_tbs();
+    out["active_at_20"] = sm.active_warps();
+    out["resident_at_20"] = sm.resident_tbs();
     rec.wait_for_completions(1);
   });
   expect_clean(r);

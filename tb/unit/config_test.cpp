@@ -394,8 +394,8 @@ TEST_F(ConfigErrorTest, JoinStepsMatchAcrossTheStreamsOfAProcess) {
   EXPECT_EQ(w.processes[0].streams[1].commands[0].kind, CommandKind::kJoin);
 
   // The second join of stream 0 has no partner in stream 1: it would wait for ever.
-  const std::string unmatched = workload_text("        - join: {}\n        - join: {} # second\n") +
-                                "      - - join: {}\n";
+  const std::string unmatched =
+      workload_text("        - join: {}\n        - join: {} # second\n") + "      - - join: {}\n";
   expect_error(workload_error(unmatched), "w.yaml", line_of(unmatched, "# second"), "join",
                "stream 1 has 1 join step(s) and another stream 2");
   const std::string field = workload_text("        - join: {streams: 2}\n");

@@ -40,7 +40,6 @@ TimePs TbSm::start_tb(const TbLaunch& launch) {
     busy_since_ps_ = now;
   }
   usage_.add(launch.footprint);
-  traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
 
   const Running record{0, next_sequence_++, begin, launch.kernel, launch.tb, launch.footprint};
   if (launch.restore_bytes > 0) {
@@ -83,10 +82,7 @@ void TbSm::push_running(const Running& tb, TimePs now) {
 
 TbSm::Running TbSm::pop_running() { return running_[running_head_++]; }
 
-void TbSm::release(const TbFootprint& f) {
-  usage_.remove(f);
-  traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
-}
+void TbSm::release(const TbFootprint& f) { usage_.remove(f); }
 
 void TbSm::complete_due() {
   const TimePs now = now_ps();
@@ -121,7 +117,11 @@ void TbSm::restore_done(std::uint64_t number, TimePs done_ps) {
     return;
   }
   // Restored for a save that stopped the SM meanwhile: it never ran, so all of it is left to run.
-  saved_.push_back({{tb.kernel, tb.tb, {restore.duration_ps, {}}, std::min(tb.start_ps, save_requested_ps_), save_requested_ps_},
+  saved_.push_back({{tb.kernel,
+                     tb.tb,
+                     {restore.duration_ps, {}},
+                     std::min(tb.start_ps, save_requested_ps_),
+                     save_requested_ps_},
                     tb.footprint,
                     tb.end_ps,
                     tb.sequence});

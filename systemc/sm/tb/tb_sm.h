@@ -47,7 +47,7 @@ class TbSm final : public SmModule {
   [[nodiscard]] SmId id() const override { return id_; }
   [[nodiscard]] TimePs busy_ps() const override;
   [[nodiscard]] std::uint64_t tbs_completed() const override { return tbs_completed_; }
-  [[nodiscard]] const int& traced_resident_tbs() const override { return traced_resident_tbs_; }
+  [[nodiscard]] std::uint32_t resident_tbs() const override { return usage_.thread_blocks; }
   [[nodiscard]] const SmSetup& setup() const override { return setup_; }
 
  private:
@@ -109,7 +109,6 @@ class TbSm final : public SmModule {
   TimePs busy_since_ps_ = 0;
   TimePs busy_total_ps_ = 0;
   std::uint64_t tbs_completed_ = 0;
-  int traced_resident_tbs_ = 0;
   SmSetup setup_;
   // Context switch.
   TimePs drain_ps_;  ///< GpuConfig context_switch.drain_cycles
@@ -120,7 +119,7 @@ class TbSm final : public SmModule {
   bool saving_ = false;  ///< stopped for a context save, from save_context() to on_context_saved
   bool save_sent_ = false;
   std::uint32_t restores_to_save_ = 0;  ///< restores still running whose TBs the save includes
-  TimePs save_requested_ps_ = 0;         ///< when the current save stopped the SM
+  TimePs save_requested_ps_ = 0;        ///< when the current save stopped the SM
   TimePs save_ready_ps_ = 0;            ///< the save's last write taken, and those restores done
   ContextSave save_;                    ///< the save under way
   std::vector<SavedTb> saved_;

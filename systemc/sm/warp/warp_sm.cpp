@@ -214,7 +214,6 @@ TimePs WarpSm::start_tb(const TbLaunch& launch) {
     busy_since_ps_ = now;
   }
   usage_.add(launch.footprint);
-  traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
 
   const auto tb_index = static_cast<std::uint32_t>(free_tb - tbs_.begin());
   ResidentTb& tb = *free_tb;
@@ -303,7 +302,7 @@ void WarpSm::save_context() {
   if (!any) return;
   saving_ = true;
   set_active_warps(0);
-  traced_issued_ = 0;
+  report_issued(0);
   wake_cycle_ = kNoCycle;
   ++wake_generation_;  // the pending activation, if any, is void
   while (!wait_ends_.empty()) wait_ends_.pop();
@@ -343,7 +342,7 @@ void WarpSm::activate() {
         if (issue_interval_ == 1 || s % issue_interval_ == phase) issue_slot(s, cycle);
       }
     }
-    traced_issued_ = static_cast<int>(stats_.instructions - instructions);
+    report_issued(static_cast<std::uint32_t>(stats_.instructions - instructions));
   }
   first_unprocessed_ = cycle + 1;
   first_unaccounted_ = std::max(first_unaccounted_, cycle + 1);
@@ -658,7 +657,6 @@ void WarpSm::release_tb(std::uint32_t tb_index) {
     touch(slot);
   }
   usage_.remove(tb.footprint);
-  traced_resident_tbs_ = static_cast<int>(usage_.thread_blocks);
   const std::size_t kernel = index(tb.kernel);
   if (kernel >= instructions_by_kernel_.size()) instructions_by_kernel_.resize(kernel + 1, 0);
   instructions_by_kernel_[kernel] += tb.instructions;
@@ -877,8 +875,17 @@ void WarpSm::rearm(std::uint64_t from) {
 }
 
 void WarpSm::set_active_warps(int n) {
+  if (activity_ != nullptr && n != active_warps_) {
+    activity_->on_warp_activity(id_, now_ps(), static_cast<std::uint32_t>(n), last_issued_);
+  }
   active_warps_ = n;
-  traced_active_warps_ = n;
+}
+
+void WarpSm::report_issued(std::uint32_t issued) {
+  if (activity_ != nullptr && issued != last_issued_) {
+    activity_->on_warp_activity(id_, now_ps(), static_cast<std::uint32_t>(active_warps_), issued);
+  }
+  last_issued_ = issued;
 }
 
 }  // namespace gpumux

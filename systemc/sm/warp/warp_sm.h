@@ -114,15 +114,16 @@ class WarpSm final : public SmModule {
   [[nodiscard]] SmId id() const override { return id_; }
   [[nodiscard]] TimePs busy_ps() const override;
   [[nodiscard]] std::uint64_t tbs_completed() const override { return tbs_completed_; }
-  [[nodiscard]] const int& traced_resident_tbs() const override { return traced_resident_tbs_; }
+  [[nodiscard]] std::uint32_t resident_tbs() const override { return usage_.thread_blocks; }
   [[nodiscard]] const SmSetup& setup() const override { return setup_; }
   /// Statistics up to the SM's latest activation.
   [[nodiscard]] WarpSmStats warp_stats() const override { return stats_; }
 
-  /// Active warps (resident, not finished, not being restored), for the VCD (Awatramani Fig. 3.11).
-  [[nodiscard]] const int* traced_active_warps() const override { return &traced_active_warps_; }
-  /// Warp instructions issued at the SM's latest activation (holds its value over skipped cycles).
-  [[nodiscard]] const int* traced_issued() const override { return &traced_issued_; }
+  /// Active warps (resident, not finished, not being restored): Awatramani Fig. 3.11.
+  [[nodiscard]] std::uint32_t active_warps() const { return static_cast<std::uint32_t>(active_warps_); }
+  /// Reports active warps and the instructions issued at each activation (the waveform's per-SM
+  /// `active_warps` and `issued`, which hold their values over skipped cycles).
+  void set_warp_activity_sink(WarpActivitySink* sink) override { activity_ = sink; }
   /// Warp instructions issued per kernel, indexed by index(KernelId) (absent kernels: 0 or beyond the
   /// end). A thread block's instructions are added when it completes or is saved by a context switch.
   [[nodiscard]] const std::vector<std::uint64_t>* instructions_by_kernel() const override {
@@ -150,7 +151,7 @@ class WarpSm final : public SmModule {
     std::uint32_t tb = 0;
     TbFootprint footprint{};
     TimePs start_ps = 0;
-    TimePs restore_start_ps = 0;  ///< when its context restore began (resumed thread blocks)
+    TimePs restore_start_ps = 0;       ///< when its context restore began (resumed thread blocks)
     std::uint64_t sequence = 0;        ///< start order: deterministic tie-break
     std::uint64_t instructions = 0;    ///< issued since it started (or resumed)
     std::vector<std::uint32_t> warps;  ///< SM warp slots, in warp order
@@ -250,6 +251,7 @@ class WarpSm final : public SmModule {
     return kind == UnitKind::kNone ? 0 : units_[static_cast<std::size_t>(kind)].free_cycle();
   }
   void set_active_warps(int n);
+  void report_issued(std::uint32_t issued);
   /// Before the warps change: the phase trace's samples due by now (phase_trace.h).
   void catch_up_trace() const {
     if (phase_trace_ != nullptr) phase_trace_->catch_up(now_ps());
@@ -286,9 +288,8 @@ class WarpSm final : public SmModule {
   SmUsage usage_;
   std::uint32_t shared_memory_capacity_ = 0;  ///< carve-out chosen by the first resident TB
   int active_warps_ = 0;
-  int traced_active_warps_ = 0;
-  int traced_issued_ = 0;
-  int traced_resident_tbs_ = 0;
+  WarpActivitySink* activity_ = nullptr;
+  std::uint32_t last_issued_ = 0;  ///< instructions issued at the latest activation (reported)
   std::uint64_t tbs_completed_ = 0;
   std::vector<std::uint64_t> instructions_by_kernel_;
   TimePs busy_since_ps_ = 0;
