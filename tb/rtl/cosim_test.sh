@@ -30,11 +30,41 @@ same k20c-demo-drain --gpu "$gpus/kepler-k20c.yaml" --workload "$workloads/demo-
   --preemption drain --seed 2
 same gtx480-ercbench --gpu "$gpus/fermi-gtx480.yaml" --workload "$workloads/ercbench-pair.yaml" --policy dss --seed 1
 
-# --wave: the RTL's waveform of a co-simulated run.
-"$cosim" run --gpu "$gpus/kepler-k20c.yaml" --workload "$workloads/sgemm-3x.yaml" --policy dss \
+# --wave: the RTL's waveform of a co-simulated run, on the model's time axis. The run is the k20c
+# demo's again (its stats.json must not change with --wave): its first DSS reservation, made at model
+# time M (stats.json: the first preemption's requested_ns), is in the RTL VCD at M plus the search's
+# core cycles: the batch of events carries model_time M and starts at the first core clock edge at or
+# after M (within one period), and reserve_valid_o rises a whole number of core cycles later, before
+# the search could have ended ((N_SM + 1)^2 cycles).
+"$cosim" run --gpu "$gpus/kepler-k20c.yaml" --workload "$workloads/demo-parboil-4proc.yaml" --policy dss --seed 1 \
   --out "$work/wave" --quiet --wave "$work/wave/dss.vcd"
-if ! grep -q "busy_o" "$work/wave/dss.vcd"; then
-  echo "cosim: --wave wrote no VCD of the RTL"
+if ! cmp -s "$work/k20c-demo/reference/stats.json" "$work/wave/stats.json"; then
+  echo "cosim: --wave changed stats.json"
   exit 1
 fi
-echo "cosim: $runs runs byte-identical (stats.json), VCD of the RTL written"
+probe="$root/tb/rtl/vcd_probe.py"
+vcd="$work/wave/dss.vcd"
+model_ps="$(python3 -c 'import json, sys
+first = min(json.load(open(sys.argv[1]))["preemptions"], key=lambda p: (p["requested_ns"], p["id"]))
+print(round(first["requested_ns"] * 1000))' "$work/wave/stats.json")"
+reserve_ps="$("$probe" "$vcd" first reserve_valid_o 1)"
+batch_model_ps="$("$probe" "$vcd" at model_time "$reserve_ps")"
+batch_ps="$("$probe" "$vcd" first model_time "$model_ps")"
+if ! python3 - "$model_ps" "$batch_model_ps" "$batch_ps" "$reserve_ps" <<'PY'
+import sys
+model, batch_model, batch, reserve = (int(x) for x in sys.argv[1:])
+period = 1e6 / 706  # kepler-k20c.yaml core_clock_mhz
+sms = 13
+# reserve_valid_o is a Mealy output: it rises at the rising edge before its decision cycle starts.
+cycles = (reserve + period / 2 - batch) / period
+ok = (batch_model == model and model <= batch < model + period and abs(cycles - round(cycles)) < 0.01
+      and 1 <= round(cycles) <= (sms + 1) ** 2)
+print(f"cosim: first reservation: model time {model} ps (stats.json), RTL VCD: its events from {batch} ps "
+      f"(model_time {batch_model}), reserve_valid_o at {reserve} ps, {round(cycles)} core cycles later")
+sys.exit(0 if ok else 1)
+PY
+then
+  echo "cosim: the RTL VCD is not on the model's time axis"
+  exit 1
+fi
+echo "cosim: $runs runs byte-identical (stats.json), VCD of the RTL on the model's time axis"

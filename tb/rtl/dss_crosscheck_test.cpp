@@ -55,6 +55,8 @@ struct Pow2 {  // power-of-two tables: index widths without spare codes
   static Ref::Config config() { return Ref::Config{16, 16, 6, true}; }
 };
 constexpr std::uint64_t kNumSets = 5;
+constexpr const char* kBlock = "dss_token_policy";
+[[maybe_unused]] const bool kRegistered = register_random_block(kBlock, kNumSets);
 
 /// The reference model and the RTL in lockstep: every output and every table entry, every cycle.
 template <class Set>
@@ -63,18 +65,22 @@ class Lockstep : public LockstepPair<Ref, DssRtl<typename Set::Top>> {
   explicit Lockstep(const std::string& tag)
       : LockstepPair<Ref, DssRtl<typename Set::Top>>(Set::config(), wave_path(tag)) {}
 
-  /// One cycle; false (with failure() set) on the first disagreement.
+  /// One cycle; false (with failure() set) on the first disagreement. The reference's outputs and
+  /// tables go into the wave beside the RTL's, with the mismatch marker.
   bool step(const In& in) {
-    const Ref::Outputs ref_out = this->ref_.step(in);
+    Ref::Outputs ref_out = this->ref_.step(in);
     this->last_ = ref_out;
-    const Ref::Outputs rtl_out = this->rtl_.step(in);
-    const DssSnapshot snap = this->rtl_.snapshot(rtl_out);
-    std::string diff = compare(this->ref_, ref_out, snap);
-    if (diff.empty() && this->rtl_.assertion_failed()) diff = "an RTL assertion failed (message above)";
-    if (diff.empty()) {
-      const Ref::Check check = this->ref_.check_invariants();
-      if (!check) diff = "reference model invariant: " + check.message;
-    }
+    if (this->injecting()) ref_out.busy = !ref_out.busy;  // --inject-mismatch
+    std::string diff;
+    const Ref::Outputs rtl_out = this->rtl_.step(in, this->ref_, ref_out, [&](const Ref::Outputs& out) {
+      diff = compare(this->ref_, ref_out, this->rtl_.snapshot(out));
+      if (diff.empty() && this->rtl_.assertion_failed()) diff = "an RTL assertion failed (message above)";
+      if (diff.empty()) {
+        const Ref::Check check = this->ref_.check_invariants();
+        if (!check) diff = "reference model invariant: " + check.message;
+      }
+      return !diff.empty();
+    });
     if (!diff.empty()) {
       return this->disagree(describe_config(Set::config()), describe(in), describe(ref_out),
                             describe(rtl_out), diff);
@@ -110,12 +116,18 @@ class Lockstep : public LockstepPair<Ref, DssRtl<typename Set::Top>> {
 template <class Set>
 void run_random(std::uint64_t set_index) {
   const RtlOptions& o = options();
-  const std::uint64_t n = scenarios_for_set(o.scenarios, kNumSets, set_index);
+  std::uint64_t n = 0;
+  if (!random_scenarios_run(kBlock, set_index, n)) {
+    GTEST_SKIP() << "--scenario " << *o.only_scenario << " is not among this test's " << n
+                 << " random scenarios (--scenarios " << o.scenarios << " over " << kNumSets
+                 << " parameter sets)";
+  }
   Lockstep<Set> lock(std::string("dss_") + Set::kName + "_random");
-  Tally& tally = tallies()["dss_token_policy"];
+  Tally& tally = tallies()[kBlock];
   for (std::uint64_t k = 0; k < n; ++k) {
     if (o.only_scenario && *o.only_scenario != k) continue;
     lock.reset();
+    lock.inject_at(injected_cycle(k));
     DssStimulus stim(scenario_seed(o.seed, std::string("dss_") + Set::kName, k));
     bool ok = true;
     for (std::uint32_t c = 0; c < stim.cycles() && ok; ++c) ok = lock.step(stim.next(lock.ref()));
@@ -123,9 +135,7 @@ void run_random(std::uint64_t set_index) {
     if (!ok) {
       FAIL() << "dss_token_policy/" << Set::kName << " random scenario " << k << " (seed " << o.seed
              << "): first mismatch\n"
-             << lock.failure() << "\n  rerun: gpumux_rtl_tests --gtest_filter='*."
-             << ::testing::UnitTest::GetInstance()->current_test_info()->name() << "' --seed " << o.seed
-             << " --scenario " << k << " --wave out.vcd";
+             << lock.failure() << "\n  rerun: " << rerun_command(k);
     }
     ++tally.scenarios;
     tally.cycles += lock.cycle();

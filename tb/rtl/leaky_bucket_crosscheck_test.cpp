@@ -40,6 +40,8 @@ struct K13 {  // one bucket per KSRT entry of the K20c
   static Ref::Config config() { return Ref::Config{13, 16}; }
 };
 constexpr std::uint64_t kNumSets = 3;
+constexpr const char* kBlock = "leaky_bucket";
+[[maybe_unused]] const bool kRegistered = register_random_block(kBlock, kNumSets);
 
 std::string describe(const Ref::Inputs& in) {
   std::ostringstream s;
@@ -65,23 +67,29 @@ class Lockstep : public LockstepPair<Ref, LeakyBucketRtl<typename Set::Top>> {
       : LockstepPair<Ref, LeakyBucketRtl<typename Set::Top>>(Set::config(), wave_path(tag)) {}
 
   /// One cycle; false (with failure() set) on the first disagreement.
+  /// The reference's grant and buckets go into the wave beside the RTL's, with the mismatch marker.
   bool step(const Ref::Inputs& in) {
-    const Ref::Outputs a = this->ref_.step(in);
-    const Ref::Outputs b = this->rtl_.step(in);
+    Ref::Outputs a = this->ref_.step(in);
     this->last_ = a;
+    if (this->injecting()) a.grant_valid = !a.grant_valid;  // --inject-mismatch
     std::string diff;
-    if (a.grant_valid != b.grant_valid || a.grant_kernel != b.grant_kernel) diff = "outputs differ";
-    for (std::uint32_t k = 0; k < this->ref_.num_kernels() && diff.empty(); ++k) {
-      const Ref::Bucket& x = this->ref_.bucket(k);
-      const Ref::Bucket y = this->rtl_.bucket(k);
-      if (x.active != y.active || x.level != y.level) {
-        std::ostringstream d;
-        d << "bucket " << k << " after the edge: reference active=" << x.active << " level=" << x.level
-          << ", RTL active=" << y.active << " level=" << y.level;
-        diff = d.str();
+    const Ref::Outputs b = this->rtl_.step(in, this->ref_, a, [&](const Ref::Outputs& rtl_out) {
+      if (a.grant_valid != rtl_out.grant_valid || a.grant_kernel != rtl_out.grant_kernel) {
+        diff = "outputs differ";
       }
-    }
-    if (diff.empty() && this->rtl_.assertion_failed()) diff = "an RTL assertion failed (message above)";
+      for (std::uint32_t k = 0; k < this->ref_.num_kernels() && diff.empty(); ++k) {
+        const Ref::Bucket& x = this->ref_.bucket(k);
+        const Ref::Bucket y = this->rtl_.bucket(k);
+        if (x.active != y.active || x.level != y.level) {
+          std::ostringstream d;
+          d << "bucket " << k << " after the edge: reference active=" << x.active << " level=" << x.level
+            << ", RTL active=" << y.active << " level=" << y.level;
+          diff = d.str();
+        }
+      }
+      if (diff.empty() && this->rtl_.assertion_failed()) diff = "an RTL assertion failed (message above)";
+      return !diff.empty();
+    });
     if (!diff.empty()) {
       const std::string parameters = "NumKernels=" + std::to_string(Set::config().num_kernels) +
                                      " LevelW=" + std::to_string(Set::config().level_bits);
@@ -163,21 +171,25 @@ class Stimulus {
 template <class Set>
 void run_random(std::uint64_t set_index) {
   const RtlOptions& o = options();
-  const std::uint64_t n = scenarios_for_set(o.scenarios, kNumSets, set_index);
+  std::uint64_t n = 0;
+  if (!random_scenarios_run(kBlock, set_index, n)) {
+    GTEST_SKIP() << "--scenario " << *o.only_scenario << " is not among this test's " << n
+                 << " random scenarios (--scenarios " << o.scenarios << " over " << kNumSets
+                 << " parameter sets)";
+  }
   Lockstep<Set> lock(std::string("bucket_") + Set::kName + "_random");
-  Tally& tally = tallies()["leaky_bucket"];
+  Tally& tally = tallies()[kBlock];
   for (std::uint64_t k = 0; k < n; ++k) {
     if (o.only_scenario && *o.only_scenario != k) continue;
     lock.reset();
+    lock.inject_at(injected_cycle(k));
     Stimulus stim(scenario_seed(o.seed, std::string("bucket_") + Set::kName, k), Set::config());
     bool ok = true;
     for (std::uint32_t c = 0; c < stim.cycles() && ok; ++c) ok = lock.step(stim.next(lock.ref()));
     if (!ok) {
       FAIL() << "leaky_bucket/" << Set::kName << " random scenario " << k << " (seed " << o.seed
              << "): first mismatch\n"
-             << lock.failure() << "\n  rerun: gpumux_rtl_tests --gtest_filter='*."
-             << ::testing::UnitTest::GetInstance()->current_test_info()->name() << "' --seed " << o.seed
-             << " --scenario " << k << " --wave out.vcd";
+             << lock.failure() << "\n  rerun: " << rerun_command(k);
     }
     ++tally.scenarios;
     tally.cycles += lock.cycle();

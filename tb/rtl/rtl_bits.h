@@ -33,6 +33,25 @@ inline std::int64_t sign_extend(std::uint64_t value, unsigned width) {
   return static_cast<std::int64_t>(value ^ sign) - static_cast<std::int64_t>(sign);
 }
 
+/// Writes `value` into bits [lsb, lsb + width) of an input port of any width, width <= 64 (the
+/// testbench tops' flat expected-table buses).
+template <typename Port>
+void put_bits(Port& port, unsigned lsb, unsigned width, std::uint64_t value) {
+  if constexpr (std::is_integral_v<Port>) {
+    if (lsb >= 64) return;
+    const std::uint64_t mask = low_mask(width) << lsb;
+    const std::uint64_t bits = (static_cast<std::uint64_t>(port) & ~mask) | ((value << lsb) & mask);
+    port = static_cast<Port>(bits);
+  } else {
+    for (unsigned b = 0; b < width; ++b) {
+      const unsigned pos = lsb + b;
+      auto& word = port.at(pos / 32);
+      const auto bit = static_cast<std::uint32_t>(1U) << (pos % 32);
+      word = ((value >> b) & 1U) != 0 ? (word | bit) : (word & ~bit);
+    }
+  }
+}
+
 /// Assigns an integral input port (Verilator's CData/SData/IData/QData) from any integer.
 template <typename Port, typename Value>
 void set_port(Port& port, Value value) {
