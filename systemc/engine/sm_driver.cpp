@@ -60,6 +60,18 @@ void SmDriver::call_hook(const char* name, Call&& call) {
   std::forward<Call>(call)();
   running_hook_ = nullptr;
   apply_deferred();
+  if (trace_ != nullptr) report_tokens();
+}
+
+void SmDriver::report_tokens() {
+  const std::uint32_t slots = framework_.active_capacity();
+  if (traced_tokens_.size() != slots) traced_tokens_.assign(slots, std::nullopt);
+  for (std::uint32_t s = 0; s < slots; ++s) {
+    const std::optional<std::int32_t> tokens = policy_->slot_tokens(s);
+    if (tokens == traced_tokens_[s]) continue;
+    traced_tokens_[s] = tokens;
+    trace_->on_tokens(s, tokens, now());
+  }
 }
 
 void SmDriver::defer(const DeferredWork& work) {

@@ -52,6 +52,8 @@ class TbTraceSink {
   virtual void on_setup(SmId sm, TimePs start_ps, TimePs end_ps) = 0;
   /// KSRT entry `slot` took `kernel` into the active queue (`occupied`) or freed it (Tanasic 3.3).
   virtual void on_ksrt(std::uint32_t slot, KernelId kernel, bool occupied, TimePs time_ps) = 0;
+  /// The policy's token count of table entry `slot` changed (SchedulingPolicy::slot_tokens).
+  virtual void on_tokens(std::uint32_t slot, std::optional<std::int32_t> tokens, TimePs time_ps) = 0;
 };
 
 /// One preemption of an SM (stats.json `preemptions[]`).
@@ -181,6 +183,8 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   void issue_tb(SmId sm, KernelId kernel);
   void admit_waiting();
   void finish_kernel(KernelId kernel);
+  /// Tracing only: reports the policy's token counts that changed since the last hook.
+  void report_tokens();
   void settle_sm(SmId sm);
   void settle_sm_quietly(SmId sm);  ///< settle_sm without the SMST change notification
   [[noreturn]] void violation(const std::string& what, SmId sm, KernelId kernel) const;
@@ -191,8 +195,9 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   std::unique_ptr<SchedulingPolicy> policy_;
   Hooks hooks_;
   std::vector<SmPort*> ports_;
-  std::vector<std::uint32_t> launches_by_process_;  ///< kernel launches seen per process
-  std::vector<std::vector<TbState>> tb_states_;     ///< per kernel, per thread block
+  std::vector<std::uint32_t> launches_by_process_;          ///< kernel launches seen per process
+  std::vector<std::vector<TbState>> tb_states_;             ///< per kernel, per thread block
+  std::vector<std::optional<std::int32_t>> traced_tokens_;  ///< per policy table entry (report_tokens)
   TbTraceSink* trace_ = nullptr;
   PreemptionMechanism preemption_ = PreemptionMechanism::kDrain;
   std::uint64_t seed_ = 1;  ///< as SimulationSpec's default

@@ -32,6 +32,10 @@ void ActivityLog::on_ksrt(std::uint32_t slot, KernelId kernel, bool occupied, Ti
   ksrt_changes_.push_back({slot, time_ps, occupied ? std::optional<KernelId>(kernel) : std::nullopt});
 }
 
+void ActivityLog::on_tokens(std::uint32_t slot, std::optional<std::int32_t> tokens, TimePs time_ps) {
+  token_changes_.push_back({slot, time_ps, tokens});
+}
+
 void ActivityLog::on_smst(SmId sm, TimePs time_ps, SmState state, std::optional<KernelId> kernel,
                           std::optional<KernelId> next) {
   smst_changes_.push_back({index(sm), time_ps, state, kernel, next});

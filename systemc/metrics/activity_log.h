@@ -34,6 +34,12 @@ class ActivityLog final : public TbTraceSink, public WarpActivitySink {
     TimePs time_ps = 0;
     std::optional<KernelId> kernel;  ///< none: freed
   };
+  /// The policy's token count of a table entry (DSS, Tanasic 3.4); none: the entry is empty.
+  struct TokenChange {
+    std::uint32_t slot = 0;
+    TimePs time_ps = 0;
+    std::optional<std::int32_t> tokens;
+  };
   /// An SMST entry (Tanasic 3.3) as the SM driver changed it.
   struct SmstChange {
     std::uint32_t sm = 0;
@@ -55,6 +61,7 @@ class ActivityLog final : public TbTraceSink, public WarpActivitySink {
   void on_setup(SmId sm, TimePs start_ps, TimePs end_ps) override;
   void on_warp_activity(SmId sm, TimePs time_ps, std::uint32_t active_warps, std::uint32_t issued) override;
   void on_ksrt(std::uint32_t slot, KernelId kernel, bool occupied, TimePs time_ps) override;
+  void on_tokens(std::uint32_t slot, std::optional<std::int32_t> tokens, TimePs time_ps) override;
   void on_smst(SmId sm, TimePs time_ps, SmState state, std::optional<KernelId> kernel,
                std::optional<KernelId> next);
   /// The memory controller appends what it serves here (MemoryController::set_transfer_log).
@@ -62,6 +69,7 @@ class ActivityLog final : public TbTraceSink, public WarpActivitySink {
   [[nodiscard]] const std::vector<MemoryTransfer>& memory_transfers() const { return memory_transfers_; }
   [[nodiscard]] const std::vector<SmstChange>& smst_changes() const { return smst_changes_; }
   [[nodiscard]] const std::vector<KsrtChange>& ksrt_changes() const { return ksrt_changes_; }
+  [[nodiscard]] const std::vector<TokenChange>& token_changes() const { return token_changes_; }
 
   [[nodiscard]] const std::vector<Stretch>& stretches() const { return stretches_; }
   [[nodiscard]] const std::vector<Interval>& setups() const { return setups_; }
@@ -73,6 +81,7 @@ class ActivityLog final : public TbTraceSink, public WarpActivitySink {
   std::vector<WarpSample> warp_samples_;
   std::vector<SmstChange> smst_changes_;
   std::vector<KsrtChange> ksrt_changes_;
+  std::vector<TokenChange> token_changes_;
   std::vector<MemoryTransfer> memory_transfers_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>
       runs_;  ///< (launch, tb) -> stretches so far

@@ -115,6 +115,11 @@ std::optional<KernelId> DssPolicy::slot_kernel(std::uint32_t slot) const {
   return slot < slot_kernel_.size() ? slot_kernel_[slot] : std::nullopt;
 }
 
+std::optional<std::int32_t> DssPolicy::slot_tokens(std::uint32_t slot) const {
+  if (!model_ || slot >= model_->num_slots() || !model_->slot(slot).valid) return std::nullopt;
+  return model_->slot(slot).tokens;
+}
+
 void DssPolicy::push(const Ref::Inputs& in, KernelId kernel) {
   pending_.push_back({in, kernel});
   switch (in.kind) {

@@ -97,6 +97,7 @@ class DssPolicy final : public SchedulingPolicy {
   [[nodiscard]] TokenHolder token_holder() const { return holder_; }
   /// The kernel in KSRT `slot` as the model knows it (per-process tokens: a kernel of the slot's context).
   [[nodiscard]] std::optional<KernelId> slot_kernel(std::uint32_t slot) const;
+  [[nodiscard]] std::optional<std::int32_t> slot_tokens(std::uint32_t slot) const override;
 
  private:
   struct Pending {

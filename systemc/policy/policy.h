@@ -132,6 +132,13 @@ class SchedulingPolicy {
   /// first (first come, first served; ties: launch order).
   [[nodiscard]] virtual KernelId select_admission(const std::vector<KernelId>& waiting,
                                                   const EngineControl& control);
+
+  /// The token count of the policy's table entry `slot` (DSS: a KSRT entry, or a context's entry with
+  /// per-process tokens; Tanasic 3.4), read for the waveform after every hook; nullopt for an empty
+  /// entry or a policy without tokens (the default).
+  [[nodiscard]] virtual std::optional<std::int32_t> slot_tokens(std::uint32_t /*slot*/) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace gpumux

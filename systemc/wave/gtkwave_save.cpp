@@ -14,6 +14,7 @@ namespace {
 constexpr unsigned kDecimal = 1U << 2U;
 constexpr unsigned kRightJustify = 1U << 5U;
 constexpr unsigned kBlank = 1U << 9U;
+constexpr unsigned kSigned = 1U << 10U;
 constexpr unsigned kFileTranslated = 1U << 13U;
 constexpr unsigned kClosed = 1U << 22U;
 constexpr unsigned kGroupBegin = 1U << 23U;
@@ -44,7 +45,7 @@ void write_gtkw_save(const std::string& save_path, const std::string& dump,
   for (const GtkwGroup& g : groups) {
     out << flags(kBlank | kGroupBegin | (g.closed ? kClosed : 0U)) << "\n-" << g.name << '\n';
     for (const GtkwTrace& t : g.traces) {
-      unsigned f = kDecimal | kRightJustify;
+      unsigned f = kDecimal | kRightJustify | (t.is_signed ? kSigned : 0U);
       if (!t.filter.empty()) {
         auto [it, added] = filter_ids.emplace(t.filter, static_cast<int>(filter_ids.size()) + 1);
         out << '^' << it->second << ' ' << t.filter << '\n';
@@ -62,8 +63,16 @@ void write_gtkw_save(const std::string& save_path, const std::string& dump,
 
 void write_translate_filter(const std::string& path,
                             const std::vector<std::pair<std::uint64_t, std::string>>& entries) {
+  std::vector<std::pair<std::string, std::string>> text;
+  text.reserve(entries.size());
+  for (const auto& [value, meaning] : entries) text.emplace_back(std::to_string(value), meaning);
+  write_translate_filter_text(path, text);
+}
+
+void write_translate_filter_text(const std::string& path,
+                                 const std::vector<std::pair<std::string, std::string>>& entries) {
   std::ofstream out = open_or_throw(path);
-  out << "# GTKWave translate filter written by gpumux: decimal value, then its meaning\n";
+  out << "# GTKWave translate filter written by gpumux: a value as GTKWave prints it, then its meaning\n";
   for (const auto& [value, text] : entries) out << value << ' ' << text << '\n';
   if (!out) throw std::runtime_error("cannot write '" + path + "'");
 }

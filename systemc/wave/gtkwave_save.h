@@ -12,9 +12,10 @@
 namespace gpumux {
 
 struct GtkwTrace {
-  std::string path;    ///< dotted signal path in the dump
-  unsigned width = 1;  ///< bits
-  std::string filter;  ///< translate filter file (absolute path), or empty: plain decimal
+  std::string path;        ///< dotted signal path in the dump
+  unsigned width = 1;      ///< bits
+  std::string filter;      ///< translate filter file (absolute path), or empty: plain decimal
+  bool is_signed = false;  ///< shown as a signed (two's complement) decimal
 };
 
 struct GtkwGroup {
@@ -30,5 +31,8 @@ void write_gtkw_save(const std::string& save_path, const std::string& dump,
 /// Writes a translate filter file: one line per (decimal value, text).
 void write_translate_filter(const std::string& path,
                             const std::vector<std::pair<std::uint64_t, std::string>>& entries);
+/// The same with the values as GTKWave prints them (e.g. "-32768" for a signed trace).
+void write_translate_filter_text(const std::string& path,
+                                 const std::vector<std::pair<std::string, std::string>>& entries);
 
 }  // namespace gpumux

@@ -45,7 +45,9 @@ WaveformFiles waveform_files(const std::string& path) {
   std::filesystem::path stem = p;
   if (p.extension() == ".vcd" || p.extension() == ".fst") stem.replace_extension();
   const std::string s = std::filesystem::absolute(stem).lexically_normal().string();
-  return {path, s + ".gtkw", {s + ".sm_activity.txt", s + ".smst_state.txt", s + ".kernel.txt"}};
+  return {path,
+          s + ".gtkw",
+          {s + ".sm_activity.txt", s + ".smst_state.txt", s + ".kernel.txt", s + ".tokens.txt"}};
 }
 
 namespace {
@@ -56,6 +58,10 @@ std::string two_digits(std::uint32_t n, std::uint32_t count) {
   std::snprintf(text, sizeof text, "%0*u", width, n);
   return text;
 }
+
+/// A token signal's value for an empty entry: 0x8000, the one 16-bit count a policy never holds (its
+/// filter shows "-").
+constexpr std::uint64_t kNoTokens = 0x8000;
 
 std::uint64_t kernel_value(std::optional<KernelId> k) { return k ? index(*k) : kNoKernelValue; }
 
@@ -77,8 +83,8 @@ class Builder {
 
  private:
   VcdWriter::Signal add(GtkwGroup& group, const std::string& path, unsigned width,
-                        const std::string& filter = "") {
-    group.traces.push_back({path, width, filter});
+                        const std::string& filter = "", bool is_signed = false) {
+    group.traces.push_back({path, width, filter, is_signed});
     return vcd_.add(path, width);
   }
 
@@ -160,6 +166,19 @@ class Builder {
     }
     for (const ActivityLog::KsrtChange& c : in_.log.ksrt_changes()) {
       vcd_.change(entries.at(c.slot), c.time_ps, kernel_value(c.kernel));
+    }
+    // The policy's tokens per table entry (DSS, Tanasic 3.4), as a 16-bit two's complement: negative
+    // counts are debts. Entries the policy never filled stay out of the view.
+    std::map<std::uint32_t, VcdWriter::Signal> tokens;
+    for (const ActivityLog::TokenChange& c : in_.log.token_changes()) tokens.emplace(c.slot, 0);
+    for (auto& [slot, signal] : tokens) {
+      signal = add(g, "gpu.engine.policy_tokens_" + two_digits(slot, in_.active_kernels), 16,
+                   files_.filters[3], true);
+    }
+    for (const ActivityLog::TokenChange& c : in_.log.token_changes()) {
+      const std::uint64_t v =
+          c.tokens ? static_cast<std::uint64_t>(static_cast<std::uint16_t>(*c.tokens)) : kNoTokens;
+      vcd_.change(tokens.at(c.slot), c.time_ps, v);
     }
     // PTBQ: a thread block waits there from the save that stopped it to its next stretch.
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<const ActivityLog::Stretch*>> by_tb;
@@ -357,6 +376,9 @@ void write_filters(const WaveformFiles& files, const WaveformInput& in) {
         k, r.name + "#" + std::to_string(k) + "(" + in.result.processes.at(r.process).name + ")");
   }
   write_translate_filter(files.filters[2], kernels);
+  // Tokens are shown as signed decimals (Tanasic 3.4: a count may go negative, a debt); the filter
+  // only names the empty entry.
+  write_translate_filter_text(files.filters[3], {{"-32768", "-"}});
 }
 
 }  // namespace
