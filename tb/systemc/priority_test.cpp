@@ -12,31 +12,15 @@
 #include <nlohmann/json.hpp>
 
 #include "common/test_support.h"
+#include "systemc/priority_scenario.h"
 #include "top/simulation.h"
 
 namespace gpumux {
 namespace {
 
-// A low-priority process fills every SM with long thread blocks (13 SMs x 8 TBs, 3 waves of
-// 200 us); a second low-priority process queues another such kernel at 20 us; at 50 us a
-// high-priority process launches a short kernel needing 2 SMs.
 SimulationSpec scenario(const std::string& policy, PreemptionMechanism mechanism,
                         PolicyOptions options = {}) {
-  auto long_kernel = test::kernel("long", 13 * 8 * 3, 200.0, 256, 8192);
-  auto short_kernel = test::kernel("short", 16, 10.0, 256, 8192);
-  SimulationSpec spec;
-  spec.gpu = test::k20c();
-  spec.policy = policy;
-  spec.policy_options = std::move(options);
-  spec.preemption = mechanism;
-  spec.workload.name = "priority";
-  spec.workload.tb_duration = TbDurationMode::kFixed;
-  ProcessSpec low = test::process("low", {StreamSpec{{test::launch(long_kernel)}}});
-  ProcessSpec queued = test::process("queued", {StreamSpec{{test::launch(long_kernel)}}}, 20.0);
-  ProcessSpec high = test::process("high", {StreamSpec{{test::launch(short_kernel)}}}, 50.0);
-  high.priority = 1;
-  spec.workload.processes = {low, queued, high};
-  return spec;
+  return test::priority_scenario(policy, mechanism, std::move(options));
 }
 
 double turnaround_us(const RunResult& r, std::size_t process) {

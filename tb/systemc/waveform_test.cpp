@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/test_support.h"
+#include "systemc/priority_scenario.h"
 #include "top/simulation.h"
 #include "wave/waveform.h"
 
@@ -70,25 +71,13 @@ std::uint64_t at(const std::vector<std::pair<TimePs, std::uint64_t>>& signal, Ti
   return v;
 }
 
-// Tanasic 4.2's scenario (tb/systemc/priority_test.cpp): two low-priority kernels fill the GPU, a
+// Tanasic 4.2's scenario (systemc/priority_scenario.h): two low-priority kernels fill the GPU, a
 // high-priority one arrives at 50 us and preempts two SMs by context switch.
 SimulationSpec preempting_run(const std::string& vcd) {
-  auto long_kernel = test::kernel("long", 13 * 8 * 3, 200.0, 256, 8192);
-  auto short_kernel = test::kernel("short", 16, 10.0, 256, 8192);
-  SimulationSpec spec;
-  spec.gpu = test::k20c();
+  SimulationSpec spec = test::priority_scenario("ppq", PreemptionMechanism::kContextSwitch);
   spec.gpu.context_switch.drain_cycles = 282;
   spec.gpu.context_switch.trap_cycles = 100;
   spec.gpu.context_switch.setup_cycles = 353;
-  spec.policy = "ppq";
-  spec.preemption = PreemptionMechanism::kContextSwitch;
-  spec.workload.name = "priority";
-  spec.workload.tb_duration = TbDurationMode::kFixed;
-  ProcessSpec low = test::process("low", {StreamSpec{{test::launch(long_kernel)}}});
-  ProcessSpec queued = test::process("queued", {StreamSpec{{test::launch(long_kernel)}}}, 20.0);
-  ProcessSpec high = test::process("high", {StreamSpec{{test::launch(short_kernel)}}}, 50.0);
-  high.priority = 1;
-  spec.workload.processes = {low, queued, high};
   spec.vcd_path = vcd;
   return spec;
 }
