@@ -67,4 +67,37 @@ then
   echo "cosim: the RTL VCD is not on the model's time axis"
   exit 1
 fi
+
+# The save file and translate filters beside the VCD (tb/rtl/rtl_gtkwave.h) in GTKWave under Xvfb:
+# the batch that makes the first reservation starts with a kernel insertion, the FSM decides after the
+# edge where reserve_valid_o rises, and the SM's SMST entry (RTL and reference model) reads reserved
+# after the decision cycle's edge, a core cycle later.
+for tool in gtkwave xvfb-run; do
+  command -v "$tool" > /dev/null || { echo "cosim: $tool is missing (scripts/setup installs it)"; exit 1; }
+done
+sm="$("$probe" "$vcd" at reserve_sm_o "$reserve_ps")"
+reserved_ps="$(python3 -c "print($reserve_ps + round(1.25e6 / 706))")"
+tb=dss_token_policy.dss_token_policy_tb
+cat > "$work/check.tcl" <<TCL
+puts "displayed [llength [gtkwave::getDisplayedSignals]]"
+gtkwave::setMarker $batch_ps
+puts "kind [gtkwave::getTraceValueAtMarkerFromName {$tb.event_kind_i[2:0]}]"
+gtkwave::setMarker $((reserve_ps + 100))
+puts "phase [gtkwave::getTraceValueAtMarkerFromName {$tb.dut.phase_q[1:0]}]"
+gtkwave::setMarker $reserved_ps
+puts "state [gtkwave::getTraceValueAtMarkerFromName {$tb.smst_state[$sm][1:0]}]"
+puts "exp_state [gtkwave::getTraceValueAtMarkerFromName {$tb.smst_exp_state[$sm][1:0]}]"
+gtkwave::/File/Quit
+TCL
+timeout 120 xvfb-run -a -s "-screen 0 1600x900x24" gtkwave -S "$work/check.tcl" "$vcd" "$work/wave/dss.gtkw" \
+  > "$work/gtkwave.out" 2>&1
+for line in "displayed $(grep -c '^dss_token_policy\.' "$work/wave/dss.gtkw")" "kind EvKernelInsert" \
+  "phase PhaseDecide" "state SmReserved" "exp_state SmReserved"; do
+  if ! grep -qxF "$line" "$work/gtkwave.out"; then
+    echo "cosim: GTKWave with dss.gtkw: want '$line' in its output:"
+    cat "$work/gtkwave.out"
+    exit 1
+  fi
+done
+echo "cosim: GTKWave reads SM $sm as SmReserved at $reserved_ps ps through dss.gtkw"
 echo "cosim: $runs runs byte-identical (stats.json), VCD of the RTL on the model's time axis"

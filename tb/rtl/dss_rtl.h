@@ -20,6 +20,7 @@
 #include "policy/dss_encoding.h"
 #include "policy/dss_reference.h"
 #include "rtl_bits.h"
+#include "rtl_gtkwave.h"
 
 namespace gpumux::rtl {
 
@@ -40,6 +41,10 @@ class DssRtl {
       : config_(config),
         top_("dss_token_policy", wave, std::move(timebase)),
         slot_w_(width_for(config.num_slots)) {
+    // The GTKWave save file and translate filters beside the VCD (tb/rtl/rtl_gtkwave.h).
+    if constexpr (kTestbench) {
+      if (!wave.empty()) write_dss_gtkwave(wave, config);
+    }
     reset();
   }
 

@@ -101,4 +101,37 @@ module dss_token_policy_tb #(
     .sm_next_o
   );
 
+  // The tables cut into one signal per entry, for the waveform only: the RTL's read ports and the
+  // reference model's expected state and tokens beside them (the GTKWave save file written beside the
+  // VCD, tb/rtl/rtl_gtkwave.h, shows them per SM and per KSRT entry; GTKWave cannot slice a vector).
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [dss_pkg::SmStateW-1:0] smst_state        [NumSms];
+  logic [dss_pkg::SmStateW-1:0] smst_exp_state    [NumSms];
+  logic                         smst_kernel_valid [NumSms];
+  logic [SlotW-1:0]             smst_kernel       [NumSms];
+  logic                         smst_next_valid   [NumSms];
+  logic [SlotW-1:0]             smst_next         [NumSms];
+  logic                         ksrt_valid        [NumSlots];
+  logic [TokenW-1:0]            ksrt_tokens       [NumSlots];
+  logic [TokenW-1:0]            ksrt_exp_tokens   [NumSlots];
+  logic                         ksrt_has_tbs      [NumSlots];
+  /* verilator lint_on UNUSEDSIGNAL */
+
+  always_comb begin
+    for (int unsigned i = 0; i < NumSms; i++) begin
+      smst_state[i]        = sm_state_o[i*dss_pkg::SmStateW +: dss_pkg::SmStateW];
+      smst_exp_state[i]    = exp_sm_state[i*dss_pkg::SmStateW +: dss_pkg::SmStateW];
+      smst_kernel_valid[i] = sm_kernel_valid_o[i];
+      smst_kernel[i]       = sm_kernel_o[i*SlotW +: SlotW];
+      smst_next_valid[i]   = sm_next_valid_o[i];
+      smst_next[i]         = sm_next_o[i*SlotW +: SlotW];
+    end
+    for (int unsigned i = 0; i < NumSlots; i++) begin
+      ksrt_valid[i]      = slot_valid_o[i];
+      ksrt_tokens[i]     = slot_tokens_o[i*TokenW +: TokenW];
+      ksrt_exp_tokens[i] = exp_slot_tokens[i*TokenW +: TokenW];
+      ksrt_has_tbs[i]    = slot_has_tbs_o[i];
+    end
+  end
+
 endmodule

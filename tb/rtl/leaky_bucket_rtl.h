@@ -12,6 +12,7 @@
 #include "clocked_top.h"
 #include "policy/leaky_bucket_reference.h"
 #include "rtl_bits.h"
+#include "rtl_gtkwave.h"
 
 namespace gpumux::rtl {
 
@@ -23,6 +24,10 @@ class LeakyBucketRtl {
   /// `wave`: VCD file to dump every cycle into (empty: none).
   explicit LeakyBucketRtl(const LeakyBucketReference::Config& config, const std::string& wave = {})
       : config_(config), top_("leaky_bucket", wave) {
+    // The GTKWave save file beside the VCD (tb/rtl/rtl_gtkwave.h).
+    if constexpr (kTestbench) {
+      if (!wave.empty()) write_leaky_bucket_gtkwave(wave, config);
+    }
     reset();
   }
 
