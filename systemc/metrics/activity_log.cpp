@@ -41,9 +41,9 @@ void ActivityLog::on_smst(SmId sm, TimePs time_ps, SmState state, std::optional<
   smst_changes_.push_back({index(sm), time_ps, state, kernel, next});
 }
 
-void ActivityLog::on_warp_activity(SmId sm, TimePs time_ps, std::uint32_t active_warps,
-                                   std::uint32_t issued) {
-  warp_samples_.push_back({index(sm), time_ps, active_warps, issued});
+void ActivityLog::on_warp_activity(SmId sm, TimePs time_ps, std::uint32_t active_warps, std::uint32_t issued,
+                                   std::uint32_t units) {
+  warp_samples_.push_back({index(sm), time_ps, active_warps, issued, units});
 }
 
 }  // namespace gpumux

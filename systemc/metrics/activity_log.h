@@ -54,12 +54,14 @@ class ActivityLog final : public TbTraceSink, public WarpActivitySink {
     TimePs time_ps = 0;
     std::uint32_t active_warps = 0;
     std::uint32_t issued = 0;
+    std::uint32_t units = 0;  ///< bit i: an instruction went to UnitKind i
   };
 
   void on_tb(const TbStretch& stretch) override;
   void on_tb_restored(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps, TimePs done_ps) override;
   void on_setup(SmId sm, TimePs start_ps, TimePs end_ps) override;
-  void on_warp_activity(SmId sm, TimePs time_ps, std::uint32_t active_warps, std::uint32_t issued) override;
+  void on_warp_activity(SmId sm, TimePs time_ps, std::uint32_t active_warps, std::uint32_t issued,
+                        std::uint32_t units) override;
   void on_ksrt(std::uint32_t slot, KernelId kernel, bool occupied, TimePs time_ps) override;
   void on_tokens(std::uint32_t slot, std::optional<std::int32_t> tokens, TimePs time_ps) override;
   void on_smst(SmId sm, TimePs time_ps, SmState state, std::optional<KernelId> kernel,

@@ -21,9 +21,9 @@ class WarpActivitySink {
  public:
   virtual ~WarpActivitySink() = default;
   /// From `time_ps` on, `active_warps` warps are resident and `issued` instructions issued in the
-  /// SM's latest active cycle.
-  virtual void on_warp_activity(SmId sm, TimePs time_ps, std::uint32_t active_warps,
-                                std::uint32_t issued) = 0;
+  /// SM's latest active cycle, to the units in `units` (bit i: UnitKind i, sm/warp/execution_units.h).
+  virtual void on_warp_activity(SmId sm, TimePs time_ps, std::uint32_t active_warps, std::uint32_t issued,
+                                std::uint32_t units) = 0;
 };
 
 class SmModule : public sc_core::sc_module, public SmPort {

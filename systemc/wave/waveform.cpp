@@ -1,6 +1,7 @@
 #include "wave/waveform.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -47,7 +48,8 @@ WaveformFiles waveform_files(const std::string& path) {
   const std::string s = std::filesystem::absolute(stem).lexically_normal().string();
   return {path,
           s + ".gtkw",
-          {s + ".sm_activity.txt", s + ".smst_state.txt", s + ".kernel.txt", s + ".tokens.txt"}};
+          {s + ".sm_activity.txt", s + ".smst_state.txt", s + ".kernel.txt", s + ".tokens.txt",
+           s + ".issue_units.txt"}};
 }
 
 namespace {
@@ -222,10 +224,12 @@ class Builder {
     if (in_.warp_level) {
       const auto warps = add(g, scope + "active_warps", 16);
       const auto issued = add(g, scope + "issued", 16);
+      const auto units = add(g, scope + "issue_units", 4, files_.filters[4]);
       for (const ActivityLog::WarpSample& w : in_.log.warp_samples()) {
         if (w.sm != s) continue;
         vcd_.change(warps, w.time_ps, w.active_warps);
         vcd_.change(issued, w.time_ps, w.issued);
+        vcd_.change(units, w.time_ps, w.units);
       }
     }
     activity_signals(s, activity, kernel, resident, started, ended, preemptions);
@@ -379,6 +383,17 @@ void write_filters(const WaveformFiles& files, const WaveformInput& in) {
   // Tokens are shown as signed decimals (Tanasic 3.4: a count may go negative, a debt); the filter
   // only names the empty entry.
   write_translate_filter_text(files.filters[3], {{"-32768", "-"}});
+  // The units a warp-level SM issued to in its latest active cycle (bit i: UnitKind i).
+  std::vector<std::pair<std::uint64_t, std::string>> units{{0, "-"}};
+  const std::array<const char*, 4> names = {"alu", "sfu", "ldst", "bar"};
+  for (std::uint64_t mask = 1; mask < 16; ++mask) {
+    std::string text;
+    for (unsigned b = 0; b < names.size(); ++b) {
+      if (((mask >> b) & 1U) != 0) text += (text.empty() ? "" : "+") + std::string(names[b]);
+    }
+    units.emplace_back(mask, text);
+  }
+  write_translate_filter(files.filters[4], units);
 }
 
 }  // namespace

@@ -288,6 +288,13 @@ expect_text run-fst-summary "$work/out" "waveform: $work/f/t.fst"
 check run-fst-exists 0 test -s "$work/f/t.fst"
 check run-fst-no-vcd 1 test -e "$work/f/t.fst.vcd"
 check run-fst-reads 0 bash -c "fst2vcd '$work/f/t.fst' | grep -q 'resident_tbs'"
+# Warp level: per SM, active warps, instructions issued and the units they went to, decoded.
+check run-warp-vcd 0 "$gpumux" run --gpu "$src/configs/gpus/tesla-m2090.yaml" \
+  --workload "$src/configs/workloads/awatramani/LUD.yaml" --sm-model warp --warp-scheduler two-level-gto \
+  --out "$work/wv" --vcd "$work/wv/t.vcd" --quiet
+expect_text run-warp-vcd-warps "$work/wv/t.vcd" "active_warps"
+expect_text run-warp-vcd-units "$work/wv/t.gtkw" "gpu.sm_00.issue_units[3:0]"
+expect_text run-warp-vcd-filter "$work/wv/t.issue_units.txt" "5 alu+ldst"
 check run-other-seed 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads/demo-parboil-4proc.yaml" \
   --out "$work/d" --quiet --seed 5
 check bench-json 0 "$gpumux" bench --json --tbs 20000

@@ -165,12 +165,13 @@ TEST(Waveform, GtkwaveFilesAndIdenticalRunsGiveIdenticalFiles) {
   EXPECT_NE(save.find("[dumpfile] \"" + std::filesystem::absolute(a + "/trace.vcd").string() + "\""),
             std::string::npos);
   EXPECT_NE(save.find("gpu.sm_00.activity[2:0]"), std::string::npos);
-  ASSERT_EQ(files.filters.size(), 4U);
+  ASSERT_EQ(files.filters.size(), 5U);
   for (std::size_t i = 0; i < 3; ++i) {  // the tokens filter is used only by policies with tokens (dss)
     EXPECT_TRUE(std::filesystem::exists(files.filters[i])) << files.filters[i];
     EXPECT_NE(save.find(files.filters[i]), std::string::npos) << files.filters[i];
   }
   EXPECT_TRUE(std::filesystem::exists(files.filters[3]));
+  EXPECT_TRUE(std::filesystem::exists(files.filters[4]));
   EXPECT_NE(slurp(files.filters[0]).find("7 saving"), std::string::npos);
   EXPECT_NE(slurp(files.filters[2]).find("4294967295 -"), std::string::npos);
   EXPECT_NE(slurp(files.filters[2]).find("2 short#2(high)"), std::string::npos);

@@ -302,7 +302,7 @@ void WarpSm::save_context() {
   if (!any) return;
   saving_ = true;
   set_active_warps(0);
-  report_issued(0);
+  report_issued(0, 0);
   wake_cycle_ = kNoCycle;
   ++wake_generation_;  // the pending activation, if any, is void
   while (!wait_ends_.empty()) wait_ends_.pop();
@@ -335,6 +335,7 @@ void WarpSm::activate() {
     deliver_wait_ends(cycle);
     const bool busy = active_warps_ > 0;
     const std::uint64_t instructions = stats_.instructions;
+    issued_units_ = 0;
     if (busy) {
       ++stats_.cycles;
       const std::uint64_t phase = issue_interval_ == 1 ? 0 : cycle % issue_interval_;
@@ -342,7 +343,7 @@ void WarpSm::activate() {
         if (issue_interval_ == 1 || s % issue_interval_ == phase) issue_slot(s, cycle);
       }
     }
-    report_issued(static_cast<std::uint32_t>(stats_.instructions - instructions));
+    report_issued(static_cast<std::uint32_t>(stats_.instructions - instructions), issued_units_);
   }
   first_unprocessed_ = cycle + 1;
   first_unaccounted_ = std::max(first_unaccounted_, cycle + 1);
@@ -447,6 +448,7 @@ void WarpSm::issue(std::uint32_t slot, std::uint64_t cycle) {
   Warp& w = warps_[slot];
   ResidentTb& tb = tbs_[w.tb];
   const program::Instruction& inst = w.program->code[w.pc];
+  if (activity_ != nullptr) issued_units_ |= 1U << static_cast<unsigned>(unit_of(inst.op));
   std::uint64_t result = 0;
   bool has_result = false;
   bool from_memory = false;
@@ -876,16 +878,17 @@ void WarpSm::rearm(std::uint64_t from) {
 
 void WarpSm::set_active_warps(int n) {
   if (activity_ != nullptr && n != active_warps_) {
-    activity_->on_warp_activity(id_, now_ps(), static_cast<std::uint32_t>(n), last_issued_);
+    activity_->on_warp_activity(id_, now_ps(), static_cast<std::uint32_t>(n), last_issued_, last_units_);
   }
   active_warps_ = n;
 }
 
-void WarpSm::report_issued(std::uint32_t issued) {
-  if (activity_ != nullptr && issued != last_issued_) {
-    activity_->on_warp_activity(id_, now_ps(), static_cast<std::uint32_t>(active_warps_), issued);
+void WarpSm::report_issued(std::uint32_t issued, std::uint32_t units) {
+  if (activity_ != nullptr && (issued != last_issued_ || units != last_units_)) {
+    activity_->on_warp_activity(id_, now_ps(), static_cast<std::uint32_t>(active_warps_), issued, units);
   }
   last_issued_ = issued;
+  last_units_ = units;
 }
 
 }  // namespace gpumux

@@ -251,7 +251,7 @@ class WarpSm final : public SmModule {
     return kind == UnitKind::kNone ? 0 : units_[static_cast<std::size_t>(kind)].free_cycle();
   }
   void set_active_warps(int n);
-  void report_issued(std::uint32_t issued);
+  void report_issued(std::uint32_t issued, std::uint32_t units);
   /// Before the warps change: the phase trace's samples due by now (phase_trace.h).
   void catch_up_trace() const {
     if (phase_trace_ != nullptr) phase_trace_->catch_up(now_ps());
@@ -289,7 +289,9 @@ class WarpSm final : public SmModule {
   std::uint32_t shared_memory_capacity_ = 0;  ///< carve-out chosen by the first resident TB
   int active_warps_ = 0;
   WarpActivitySink* activity_ = nullptr;
-  std::uint32_t last_issued_ = 0;  ///< instructions issued at the latest activation (reported)
+  std::uint32_t last_issued_ = 0;   ///< instructions issued at the latest activation (reported)
+  std::uint32_t last_units_ = 0;    ///< the units they went to, a bit per UnitKind (reported)
+  std::uint32_t issued_units_ = 0;  ///< the same, gathered by the current activation
   std::uint64_t tbs_completed_ = 0;
   std::vector<std::uint64_t> instructions_by_kernel_;
   TimePs busy_since_ps_ = 0;
