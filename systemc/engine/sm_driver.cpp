@@ -72,6 +72,22 @@ void SmDriver::report_tokens() {
     traced_tokens_[s] = tokens;
     trace_->on_tokens(s, tokens, now());
   }
+  // Active kernels: on an SM (as its SMST kernel or with resident blocks), else preempted or waiting.
+  for (const KernelId k : framework_.active_queue()) {
+    bool on_sm = false;
+    for (std::uint32_t s = 0; s < framework_.num_sms() && !on_sm; ++s) {
+      const SmStatus& sm = framework_.sm(SmId{s});
+      on_sm = sm.kernel == k || sm.resident(k) != nullptr;
+    }
+    const KernelStatus& status = framework_.kernel(k);
+    const KsrtState state = on_sm                           ? KsrtState::kRunning
+                            : !status.preempted_tbs.empty() ? KsrtState::kPreempted
+                                                            : KsrtState::kWaiting;
+    if (traced_ksrt_.size() <= index(k)) traced_ksrt_.resize(index(k) + 1, KsrtState{});
+    if (traced_ksrt_[index(k)] == state) continue;
+    traced_ksrt_[index(k)] = state;
+    trace_->on_ksrt_state(status.ksrt_slot, k, state, now());
+  }
 }
 
 void SmDriver::defer(const DeferredWork& work) {

@@ -30,6 +30,10 @@
 
 namespace gpumux {
 
+/// An active kernel as the waveform shows its KSRT entry: on some SM (running), off every SM with
+/// preempted thread blocks waiting in its PTBQ (preempted), or not yet given an SM (waiting).
+enum class KsrtState : std::uint8_t { kWaiting = 1, kRunning = 2, kPreempted = 3 };
+
 /// One stretch a thread block was resident on an SM: from its context restore (a resumed block) or its
 /// start until it completed or a context save stopped it.
 struct TbStretch {
@@ -52,6 +56,9 @@ class TbTraceSink {
   virtual void on_setup(SmId sm, TimePs start_ps, TimePs end_ps) = 0;
   /// KSRT entry `slot` took `kernel` into the active queue (`occupied`) or freed it (Tanasic 3.3).
   virtual void on_ksrt(std::uint32_t slot, KernelId kernel, bool occupied, TimePs time_ps) = 0;
+  /// The state of active kernel `kernel` in KSRT entry `slot` changed (Tanasic 3.3: the active queue
+  /// holds running or preempted kernels).
+  virtual void on_ksrt_state(std::uint32_t slot, KernelId kernel, KsrtState state, TimePs time_ps) = 0;
   /// The policy's token count of table entry `slot` changed (SchedulingPolicy::slot_tokens).
   virtual void on_tokens(std::uint32_t slot, std::optional<std::int32_t> tokens, TimePs time_ps) = 0;
 };
@@ -183,7 +190,8 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   void issue_tb(SmId sm, KernelId kernel);
   void admit_waiting();
   void finish_kernel(KernelId kernel);
-  /// Tracing only: reports the policy's token counts that changed since the last hook.
+  /// Tracing only: reports the policy's token counts and the active kernels' states that changed
+  /// since the last hook.
   void report_tokens();
   void settle_sm(SmId sm);
   void settle_sm_quietly(SmId sm);  ///< settle_sm without the SMST change notification
@@ -197,6 +205,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   std::vector<SmPort*> ports_;
   std::vector<std::uint32_t> launches_by_process_;          ///< kernel launches seen per process
   std::vector<std::vector<TbState>> tb_states_;             ///< per kernel, per thread block
+  std::vector<KsrtState> traced_ksrt_;                      ///< per KernelId (report_tokens)
   std::vector<std::optional<std::int32_t>> traced_tokens_;  ///< per policy table entry (report_tokens)
   TbTraceSink* trace_ = nullptr;
   PreemptionMechanism preemption_ = PreemptionMechanism::kDrain;

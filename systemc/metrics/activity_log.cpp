@@ -29,7 +29,12 @@ void ActivityLog::on_setup(SmId sm, TimePs start_ps, TimePs end_ps) {
 }
 
 void ActivityLog::on_ksrt(std::uint32_t slot, KernelId kernel, bool occupied, TimePs time_ps) {
-  ksrt_changes_.push_back({slot, time_ps, occupied ? std::optional<KernelId>(kernel) : std::nullopt});
+  ksrt_changes_.push_back(
+      {slot, time_ps, occupied ? std::optional<KernelId>(kernel) : std::nullopt, std::nullopt});
+}
+
+void ActivityLog::on_ksrt_state(std::uint32_t slot, KernelId kernel, KsrtState state, TimePs time_ps) {
+  ksrt_changes_.push_back({slot, time_ps, kernel, state});
 }
 
 void ActivityLog::on_tokens(std::uint32_t slot, std::optional<std::int32_t> tokens, TimePs time_ps) {

@@ -33,6 +33,7 @@ class ActivityLog final : public TbTraceSink, public WarpActivitySink {
     std::uint32_t slot = 0;
     TimePs time_ps = 0;
     std::optional<KernelId> kernel;  ///< none: freed
+    std::optional<KsrtState> state;  ///< set: a state change of the entry's kernel (kernel unchanged)
   };
   /// The policy's token count of a table entry (DSS, Tanasic 3.4); none: the entry is empty.
   struct TokenChange {
@@ -64,6 +65,7 @@ class ActivityLog final : public TbTraceSink, public WarpActivitySink {
                         std::uint32_t units) override;
   void on_ksrt(std::uint32_t slot, KernelId kernel, bool occupied, TimePs time_ps) override;
   void on_tokens(std::uint32_t slot, std::optional<std::int32_t> tokens, TimePs time_ps) override;
+  void on_ksrt_state(std::uint32_t slot, KernelId kernel, KsrtState state, TimePs time_ps) override;
   void on_smst(SmId sm, TimePs time_ps, SmState state, std::optional<KernelId> kernel,
                std::optional<KernelId> next);
   /// The memory controller appends what it serves here (MemoryController::set_transfer_log).

@@ -49,7 +49,7 @@ WaveformFiles waveform_files(const std::string& path) {
   return {path,
           s + ".gtkw",
           {s + ".sm_activity.txt", s + ".smst_state.txt", s + ".kernel.txt", s + ".tokens.txt",
-           s + ".issue_units.txt"}};
+           s + ".issue_units.txt", s + ".ksrt_state.txt"}};
 }
 
 namespace {
@@ -156,18 +156,27 @@ class Builder {
     // The active queue: KSRT entries in use, and each entry's kernel (Tanasic 3.3).
     std::vector<std::pair<TimePs, int>> active;
     std::map<std::uint32_t, VcdWriter::Signal> entries;
+    std::map<std::uint32_t, VcdWriter::Signal> states;
     for (const ActivityLog::KsrtChange& c : in_.log.ksrt_changes()) {
+      if (c.state) continue;  // a state change, not an entry taken or freed
       active.emplace_back(c.time_ps, c.kernel ? +1 : -1);
       entries.emplace(c.slot, 0);  // the entries the run used, in slot order
     }
     level(add(g, "gpu.engine.active_queue", 16), active);
     for (auto& [slot, signal] : entries) {
-      signal = add(g, "gpu.engine.ksrt_" + two_digits(slot, in_.active_kernels) + ".kernel", 32,
-                   files_.filters[2]);
+      const std::string entry = "gpu.engine.ksrt_" + two_digits(slot, in_.active_kernels) + ".";
+      signal = add(g, entry + "kernel", 32, files_.filters.kernel);
       vcd_.change(signal, 0, kNoKernelValue);
+      states[slot] = add(g, entry + "state", 2, files_.filters.ksrt_state);
     }
     for (const ActivityLog::KsrtChange& c : in_.log.ksrt_changes()) {
+      if (c.state) {
+        vcd_.change(states.at(c.slot), c.time_ps, static_cast<std::uint64_t>(*c.state));
+        continue;
+      }
       vcd_.change(entries.at(c.slot), c.time_ps, kernel_value(c.kernel));
+      vcd_.change(states.at(c.slot), c.time_ps,
+                  c.kernel ? static_cast<std::uint64_t>(KsrtState::kWaiting) : std::uint64_t{0});
     }
     // The policy's tokens per table entry (DSS, Tanasic 3.4), as a 16-bit two's complement: negative
     // counts are debts. Entries the policy never filled stay out of the view.
@@ -175,7 +184,7 @@ class Builder {
     for (const ActivityLog::TokenChange& c : in_.log.token_changes()) tokens.emplace(c.slot, 0);
     for (auto& [slot, signal] : tokens) {
       signal = add(g, "gpu.engine.policy_tokens_" + two_digits(slot, in_.active_kernels), 16,
-                   files_.filters[3], true);
+                   files_.filters.tokens, true);
     }
     for (const ActivityLog::TokenChange& c : in_.log.token_changes()) {
       const std::uint64_t v =
@@ -203,11 +212,11 @@ class Builder {
     const std::string name = "sm_" + two_digits(s, in_.num_sms);
     const std::string scope = "gpu." + name + ".";
     GtkwGroup g{name, {}, s >= 4};  // the first SMs open, the rest collapsed
-    const auto smst_state = add(g, scope + "smst_state", 2, files_.filters[1]);
-    const auto smst_kernel = add(g, scope + "smst_kernel", 32, files_.filters[2]);
-    const auto smst_next = add(g, scope + "smst_next", 32, files_.filters[2]);
-    const auto activity = add(g, scope + "activity", 3, files_.filters[0]);
-    const auto kernel = add(g, scope + "kernel", 32, files_.filters[2]);
+    const auto smst_state = add(g, scope + "smst_state", 2, files_.filters.smst_state);
+    const auto smst_kernel = add(g, scope + "smst_kernel", 32, files_.filters.kernel);
+    const auto smst_next = add(g, scope + "smst_next", 32, files_.filters.kernel);
+    const auto activity = add(g, scope + "activity", 3, files_.filters.sm_activity);
+    const auto kernel = add(g, scope + "kernel", 32, files_.filters.kernel);
     const auto resident = add(g, scope + "resident_tbs", 16);
     const auto started = add(g, scope + "tbs_started", 32);
     const auto ended = add(g, scope + "tbs_ended", 32);
@@ -224,7 +233,7 @@ class Builder {
     if (in_.warp_level) {
       const auto warps = add(g, scope + "active_warps", 16);
       const auto issued = add(g, scope + "issued", 16);
-      const auto units = add(g, scope + "issue_units", 4, files_.filters[4]);
+      const auto units = add(g, scope + "issue_units", 4, files_.filters.issue_units);
       for (const ActivityLog::WarpSample& w : in_.log.warp_samples()) {
         if (w.sm != s) continue;
         vcd_.change(warps, w.time_ps, w.active_warps);
@@ -369,20 +378,21 @@ void write_filters(const WaveformFiles& files, const WaveformInput& in) {
   for (std::uint8_t a = 0; a <= static_cast<std::uint8_t>(SmActivity::kSaving); ++a) {
     activity.emplace_back(a, to_string(static_cast<SmActivity>(a)));
   }
-  write_translate_filter(files.filters[0], activity);
-  write_translate_filter(files.filters[1], {{static_cast<std::uint64_t>(SmState::kIdle), "idle"},
-                                            {static_cast<std::uint64_t>(SmState::kRunning), "running"},
-                                            {static_cast<std::uint64_t>(SmState::kReserved), "reserved"}});
+  write_translate_filter(files.filters.sm_activity, activity);
+  write_translate_filter(files.filters.smst_state,
+                         {{static_cast<std::uint64_t>(SmState::kIdle), "idle"},
+                          {static_cast<std::uint64_t>(SmState::kRunning), "running"},
+                          {static_cast<std::uint64_t>(SmState::kReserved), "reserved"}});
   std::vector<std::pair<std::uint64_t, std::string>> kernels{{kNoKernelValue, "-"}};
   for (std::size_t k = 0; k < in.result.kernels.size(); ++k) {
     const KernelRecord& r = in.result.kernels[k];
     kernels.emplace_back(
         k, r.name + "#" + std::to_string(k) + "(" + in.result.processes.at(r.process).name + ")");
   }
-  write_translate_filter(files.filters[2], kernels);
+  write_translate_filter(files.filters.kernel, kernels);
   // Tokens are shown as signed decimals (Tanasic 3.4: a count may go negative, a debt); the filter
   // only names the empty entry.
-  write_translate_filter_text(files.filters[3], {{"-32768", "-"}});
+  write_translate_filter_text(files.filters.tokens, {{"-32768", "-"}});
   // The units a warp-level SM issued to in its latest active cycle (bit i: UnitKind i).
   std::vector<std::pair<std::uint64_t, std::string>> units{{0, "-"}};
   const std::array<const char*, 4> names = {"alu", "sfu", "ldst", "bar"};
@@ -393,7 +403,12 @@ void write_filters(const WaveformFiles& files, const WaveformInput& in) {
     }
     units.emplace_back(mask, text);
   }
-  write_translate_filter(files.filters[4], units);
+  write_translate_filter(files.filters.issue_units, units);
+  write_translate_filter(files.filters.ksrt_state,
+                         {{0, "-"},
+                          {static_cast<std::uint64_t>(KsrtState::kWaiting), "waiting"},
+                          {static_cast<std::uint64_t>(KsrtState::kRunning), "running"},
+                          {static_cast<std::uint64_t>(KsrtState::kPreempted), "preempted"}});
 }
 
 }  // namespace

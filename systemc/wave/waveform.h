@@ -43,11 +43,24 @@ struct WaveformInput {
   bool warp_level = false;
 };
 
+/// The translate filter files beside a waveform, one per enumeration it decodes.
+struct WaveformFilters {
+  std::string sm_activity;  ///< SmActivity
+  std::string smst_state;   ///< SmState
+  std::string kernel;       ///< launch index -> name#launch(process); "no kernel" -> "-"
+  std::string tokens;       ///< the empty token entry -> "-"
+  std::string issue_units;  ///< a bit per UnitKind -> alu+ldst, ...
+  std::string ksrt_state;   ///< KsrtState
+  [[nodiscard]] std::vector<std::string> all() const {
+    return {sm_activity, smst_state, kernel, tokens, issue_units, ksrt_state};
+  }
+};
+
 /// The files `write_waveform` writes for `path`.
 struct WaveformFiles {
-  std::string wave;                  ///< the VCD, or the FST converted from it
-  std::string save;                  ///< the GTKWave save file
-  std::vector<std::string> filters;  ///< translate filter files
+  std::string wave;         ///< the VCD, or the FST converted from it
+  std::string save;         ///< the GTKWave save file
+  WaveformFilters filters;  ///< translate filter files
 };
 
 /// The file names for `path`: `path` itself for the waveform (FST when it ends in .fst), the save file

@@ -139,6 +139,19 @@ TEST(Waveform, APreemptedSmShowsEachStepAtTheRecordedTimes) {
     }
   }
   EXPECT_TRUE(in_ksrt);
+  // KSRT states (Tanasic 3.3: the active queue holds running or preempted kernels): the high-priority
+  // kernel's entry runs once its SMs are set up; a low-priority entry is running before the preemption.
+  for (const auto& [path, signal] : vcd) {
+    if (path.rfind("gpu.engine.ksrt_", 0) != 0 || path.size() < 5 ||
+        path.substr(path.size() - 5) != "state") {
+      continue;
+    }
+    const std::string kernel_path = path.substr(0, path.size() - 5) + "kernel";
+    const TimePs after = r.preemptions[0].done_ps + r.preemptions[0].setup_ps;
+    if (at(vcd.at(kernel_path), after) == high) {
+      EXPECT_EQ(at(signal, after), static_cast<std::uint64_t>(KsrtState::kRunning)) << path;
+    }
+  }
   EXPECT_GE(at(vcd.at("gpu.engine.active_queue"), r.preemptions[0].requested_ps), 2U);
   EXPECT_EQ(at(vcd.at("gpu.engine.active_queue"), r.end_ps), 0U);
   // The PTBQ holds the saved thread blocks from the saves until they resume.
@@ -165,16 +178,16 @@ TEST(Waveform, GtkwaveFilesAndIdenticalRunsGiveIdenticalFiles) {
   EXPECT_NE(save.find("[dumpfile] \"" + std::filesystem::absolute(a + "/trace.vcd").string() + "\""),
             std::string::npos);
   EXPECT_NE(save.find("gpu.sm_00.activity[2:0]"), std::string::npos);
-  ASSERT_EQ(files.filters.size(), 5U);
-  for (std::size_t i = 0; i < 3; ++i) {  // the tokens filter is used only by policies with tokens (dss)
-    EXPECT_TRUE(std::filesystem::exists(files.filters[i])) << files.filters[i];
-    EXPECT_NE(save.find(files.filters[i]), std::string::npos) << files.filters[i];
+  for (const std::string& f : files.filters.all()) EXPECT_TRUE(std::filesystem::exists(f)) << f;
+  // Named by the save file: those this run's signals use (no tokens without dss, no warps at TB level).
+  for (const std::string& f : {files.filters.sm_activity, files.filters.smst_state, files.filters.kernel,
+                               files.filters.ksrt_state}) {
+    EXPECT_NE(save.find(f), std::string::npos) << f;
   }
-  EXPECT_TRUE(std::filesystem::exists(files.filters[3]));
-  EXPECT_TRUE(std::filesystem::exists(files.filters[4]));
-  EXPECT_NE(slurp(files.filters[0]).find("7 saving"), std::string::npos);
-  EXPECT_NE(slurp(files.filters[2]).find("4294967295 -"), std::string::npos);
-  EXPECT_NE(slurp(files.filters[2]).find("2 short#2(high)"), std::string::npos);
+  EXPECT_NE(slurp(files.filters.ksrt_state).find("3 preempted"), std::string::npos);
+  EXPECT_NE(slurp(files.filters.sm_activity).find("7 saving"), std::string::npos);
+  EXPECT_NE(slurp(files.filters.kernel).find("4294967295 -"), std::string::npos);
+  EXPECT_NE(slurp(files.filters.kernel).find("2 short#2(high)"), std::string::npos);
   EXPECT_EQ(slurp(a + "/trace.vcd").find("$date"), std::string::npos);  // no wall clock in the header
   std::filesystem::remove_all(a);
   std::filesystem::remove_all(b);
