@@ -54,7 +54,8 @@ WaveformFiles waveform_files(const std::string& path) {
 
 namespace {
 
-std::string two_digits(std::uint32_t n, std::uint32_t count) {
+/// `n` with leading zeros, wide enough for `count` items (2 digits, 3 above 100), so names sort.
+std::string zero_padded(std::uint32_t n, std::uint32_t count) {
   const int width = count > 100 ? 3 : 2;
   char text[16];
   std::snprintf(text, sizeof text, "%0*u", width, n);
@@ -103,7 +104,7 @@ class Builder {
   void host() {
     GtkwGroup g{"host", {}, true};
     for (std::size_t p = 0; p < in_.result.processes.size(); ++p) {
-      const std::string scope = "gpu.host.process_" + two_digits(static_cast<std::uint32_t>(p), 100) + ".";
+      const std::string scope = "gpu.host.process_" + zero_padded(static_cast<std::uint32_t>(p), 100) + ".";
       const auto running = add(g, scope + "running", 1);
       const auto runs = add(g, scope + "runs_completed", 32);
       std::uint64_t done = 0;
@@ -134,7 +135,7 @@ class Builder {
     }
     for (std::uint32_t q = 0; q < in_.command_queues; ++q) {
       if (waiting[q].empty()) continue;  // queues nobody used stay out of the view
-      const std::string scope = "gpu.frontend.queue_" + two_digits(q, in_.command_queues) + ".";
+      const std::string scope = "gpu.frontend.queue_" + zero_padded(q, in_.command_queues) + ".";
       level(add(queues, scope + "waiting", 16), waiting[q]);
       level(add(queues, scope + "in_progress", 16), in_progress[q]);
     }
@@ -164,7 +165,7 @@ class Builder {
     }
     level(add(g, "gpu.engine.active_queue", 16), active);
     for (auto& [slot, signal] : entries) {
-      const std::string entry = "gpu.engine.ksrt_" + two_digits(slot, in_.active_kernels) + ".";
+      const std::string entry = "gpu.engine.ksrt_" + zero_padded(slot, in_.active_kernels) + ".";
       signal = add(g, entry + "kernel", 32, files_.filters.kernel);
       vcd_.change(signal, 0, kNoKernelValue);
       states[slot] = add(g, entry + "state", 2, files_.filters.ksrt_state);
@@ -183,7 +184,7 @@ class Builder {
     std::map<std::uint32_t, VcdWriter::Signal> tokens;
     for (const ActivityLog::TokenChange& c : in_.log.token_changes()) tokens.emplace(c.slot, 0);
     for (auto& [slot, signal] : tokens) {
-      signal = add(g, "gpu.engine.policy_tokens_" + two_digits(slot, in_.active_kernels), 16,
+      signal = add(g, "gpu.engine.policy_tokens_" + zero_padded(slot, in_.active_kernels), 16,
                    files_.filters.tokens, true);
     }
     for (const ActivityLog::TokenChange& c : in_.log.token_changes()) {
@@ -209,7 +210,7 @@ class Builder {
   }
 
   void sm(std::uint32_t s) {
-    const std::string name = "sm_" + two_digits(s, in_.num_sms);
+    const std::string name = "sm_" + zero_padded(s, in_.num_sms);
     const std::string scope = "gpu." + name + ".";
     GtkwGroup g{name, {}, s >= 4};  // the first SMs open, the rest collapsed
     const auto smst_state = add(g, scope + "smst_state", 2, files_.filters.smst_state);

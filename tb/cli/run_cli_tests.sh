@@ -7,23 +7,8 @@ src="$2"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export GPUMUX_CACHE_DIR="$work/cache"
-passed=0
-failed=0
-
-check() {  # check NAME EXPECTED_EXIT COMMAND... ; output in $work/out, $work/err
-  local name="$1" expected="$2"
-  shift 2
-  "$@" >"$work/out" 2>"$work/err"
-  local code=$?
-  if [ "$code" -eq "$expected" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL $name: exit $code, expected $expected"
-    sed 's/^/  stdout: /' "$work/out" | head -20
-    sed 's/^/  stderr: /' "$work/err" | head -20
-  fi
-}
+# shellcheck source=check_lib.sh
+source "$src/tb/cli/check_lib.sh"
 
 expect_text() {  # expect_text NAME FILE TEXT
   if grep -qF -- "$3" "$2"; then

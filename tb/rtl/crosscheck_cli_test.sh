@@ -11,23 +11,8 @@ tests="$1"
 probe="$2/tb/rtl/vcd_probe.py"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-check() {  # check NAME EXPECTED_EXIT COMMAND... ; output in $work/out, $work/err
-  local name="$1" expected="$2"
-  shift 2
-  "$@" >"$work/out" 2>"$work/err"
-  local code=$?
-  if [ "$code" -eq "$expected" ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL $name: exit $code, expected $expected"
-    grep -v '^\[' "$work/out" | head -20 | sed 's/^/  stdout: /'
-    head -20 "$work/err" | sed 's/^/  stderr: /'
-  fi
-}
+# shellcheck source=../cli/check_lib.sh
+source "$2/tb/cli/check_lib.sh"
 
 expect() {  # expect NAME CONDITION-COMMAND...
   local name="$1"
