@@ -1,7 +1,8 @@
 # Shared by the command-line test scripts (tb/cli/run_cli_tests.sh, tb/rtl/crosscheck_cli_test.sh):
 # the pass/fail counters and check (a command's exit code). Source it after setting $work (a
 # scratch directory); end the script with `[ "$failed" -eq 0 ]`.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154  # $work is set by the script that sources this one
+: "${work:?set work (a scratch directory) before sourcing check_lib.sh}"
 passed=0
 failed=0
 
