@@ -87,9 +87,14 @@ struct WarpLevelConfig {
   std::uint32_t memory_segment_bytes = 128;  ///< one coalesced memory transaction
 };
 
+/// memory.model: `simple`, one bandwidth pipe (mem/memory_controller.h); `dram`, L2 slices and GDDR5
+/// channels (mem/dram_memory_system.h).
+enum class MemoryModel : std::uint8_t { kSimple, kDram };
+
 struct MemoryConfig {
   double bandwidth_gb_per_s = 0;  ///< peak DRAM bandwidth shared by every initiator (1 GB = 1e9 B)
-  double latency_ns = 0;          ///< fixed access latency added after service
+  double latency_ns = 0;          ///< fixed access latency added after service (simple)
+  MemoryModel model = MemoryModel::kSimple;
 };
 
 struct PcieConfig {

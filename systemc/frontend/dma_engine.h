@@ -24,13 +24,14 @@
 #include "frontend/copy_policy.h"
 #include "frontend/dma_queue.h"
 #include "frontend/gpu_command.h"
+#include "mem/memory_port.h"
 
 namespace gpumux {
 
-class DmaEngine final : public sc_core::sc_module, public CommandEngine {
+class DmaEngine final : public sc_core::sc_module, public CommandEngine, private MemoryClient {
  public:
   tlm_utils::simple_initiator_socket<DmaEngine> link_socket;    ///< to the PCIe link
-  tlm_utils::simple_initiator_socket<DmaEngine> memory_socket;  ///< to the memory controller
+  MemoryPort::Socket memory_socket;                          ///< to the memory (mem/memory_port.h)
 
   /// `process_priority[p]`: the workload's priority of process p, which `policy` npq orders copies by.
   DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie, CopyPolicy policy,
@@ -43,8 +44,12 @@ class DmaEngine final : public sc_core::sc_module, public CommandEngine {
  private:
   void run();
   void copy(const GpuCommand& command);
-  /// Sends the payload's burst through `socket` at absolute time `at_ps`; returns its completion there.
-  TimePs transport(tlm_utils::simple_initiator_socket<DmaEngine>& socket, TimePs at_ps);
+  /// Sends the payload's burst across the link at absolute time `at_ps`; returns its arrival.
+  TimePs link_transport(TimePs at_ps);
+  /// Sends a burst to memory at absolute time `at_ps`; returns its completion, or kPending (the
+  /// answer lands in responses_ when memory_done() is called).
+  TimePs memory_transport(bool is_write, std::uint64_t address, std::uint32_t size, TimePs at_ps);
+  void memory_done(std::uint64_t tag, TimePs done_ps) override;
 
   std::uint32_t burst_bytes_;
   TimePs burst_pace_ps_;
@@ -53,7 +58,12 @@ class DmaEngine final : public sc_core::sc_module, public CommandEngine {
   bool copying_ = false;  ///< a copy is in progress (taken from queue_)
   sc_core::sc_event work_;
   tlm_utils::tlm_quantumkeeper quantum_keeper_;
-  tlm::tlm_generic_payload payload_;
+  tlm::tlm_generic_payload payload_;  ///< link transactions
+  MemoryPort memory_;
+  std::vector<TimePs> responses_;  ///< the current copy's memory requests: completion, or kPending
+  std::uint64_t waiting_ = 0;      ///< of those, still kPending
+  sc_core::sc_event response_;     ///< an answer came (memory_done)
+  std::uint64_t copy_base_ = 0x8000'0000'0000ULL;  ///< next copy's address region
   std::uint64_t bytes_copied_ = 0;
 };
 

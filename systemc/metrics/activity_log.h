@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "engine/sm_driver.h"
-#include "mem/memory_controller.h"
+#include "mem/memory_target.h"
 #include "sm/sm_model.h"
 
 namespace gpumux {

@@ -9,18 +9,15 @@
 
 namespace gpumux {
 
-ContextMover::ContextMover(tlm::tlm_initiator_socket<>& socket, const GpuConfig& gpu, SmId sm)
-    : socket_(socket),
+ContextMover::ContextMover(MemoryPort& port, const GpuConfig& gpu, SmId sm)
+    : port_(port),
       sm_(sm),
       bytes_per_ps_(gpu.memory.bandwidth_gb_per_s * 1e9 / 1e12 /
                     (gpu.context_switch.per_sm_share ? static_cast<double>(gpu.num_sms) : 1.0)),
       burst_bytes_(gpu.context_switch.burst_bytes),
       min_transactions_(gpu.context_switch.min_transactions),
-      buffer_(gpu.context_switch.burst_bytes, 0) {
+      area_(0x1000'0000ULL * (index(sm) + 1)) {
   spawn_thread("memory_initiator", [this] { run(); });
-  payload_.set_data_ptr(buffer_.data());
-  payload_.set_byte_enable_ptr(nullptr);
-  payload_.set_address(0x1000'0000ULL * (index(sm_) + 1));
 }
 
 void ContextMover::request(bool is_write, std::uint64_t bytes, TimePs start_ps, Done on_done) {
@@ -31,6 +28,7 @@ void ContextMover::request(bool is_write, std::uint64_t bytes, TimePs start_ps, 
                              std::to_string(ns_from_ps(start_ps)) + " ns, in the past");
   }
   Transfer t;
+  t.id = next_id_++;
   t.is_write = is_write;
   t.start_ps = start_ps;
   t.left = bytes;
@@ -50,18 +48,46 @@ TimePs ContextMover::next_burst_ps(const Transfer& t) const {
   return t.start_ps + round_to_ps(t.sent_ps + size / bytes_per_ps_);
 }
 
+void ContextMover::memory_done(std::uint64_t tag, TimePs done_ps) {
+  for (Transfer& t : transfers_) {
+    if (t.id != tag) continue;
+    t.done_ps = std::max(t.done_ps, done_ps);
+    --t.waiting;
+    if (t.left == 0 && t.waiting == 0) requested_.notify(sc_core::SC_ZERO_TIME);  // the thread finishes it
+    return;
+  }
+  throw InvariantViolation("SM " + std::to_string(index(sm_)) + ": a context burst answered for no transfer");
+}
+
+void ContextMover::finish_answered() {
+  for (auto it = transfers_.begin(); it != transfers_.end();) {
+    if (it->left == 0 && it->waiting == 0) {
+      const Done done = std::move(it->on_done);
+      const TimePs done_ps = it->done_ps;
+      it = transfers_.erase(it);
+      done(done_ps);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void ContextMover::run() {
   quantum_keeper_.reset();
   while (true) {
-    if (transfers_.empty()) {
+    finish_answered();
+    // Transfers with bursts left to send; those only waiting for answers are not candidates.
+    const bool sending = std::any_of(transfers_.begin(), transfers_.end(), [](const Transfer& t) { return t.left > 0; });
+    if (!sending) {
       sc_core::wait(requested_);
       quantum_keeper_.reset();
       continue;
     }
     // The earliest burst of any transfer (ties: the transfer requested first).
-    auto next = transfers_.begin();
-    TimePs at = next_burst_ps(*next);
-    for (auto it = std::next(transfers_.begin()); it != transfers_.end(); ++it) {
+    auto next = transfers_.end();
+    TimePs at = kNever;
+    for (auto it = transfers_.begin(); it != transfers_.end(); ++it) {
+      if (it->left == 0) continue;
       const TimePs t = next_burst_ps(*it);
       if (t < at) {
         at = t;
@@ -86,22 +112,14 @@ void ContextMover::run() {
     const auto size = static_cast<std::uint32_t>(std::min<std::uint64_t>(t.left, t.burst));
     t.sent_ps += static_cast<double>(size) / bytes_per_ps_;
     t.left -= size;
-    payload_.set_command(t.is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    payload_.set_data_length(size);
-    payload_.set_streaming_width(size);
-    payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = quantum_keeper_.get_local_time();
-    socket_->b_transport(payload_, delay);
-    if (payload_.is_response_error()) {
-      throw InvariantViolation("SM " + std::to_string(index(sm_)) +
-                               ": a context burst failed: " + payload_.get_response_string());
-    }
-    t.done_ps = std::max<TimePs>(t.done_ps, sc_core::sc_time_stamp().value() + delay.value());
-    if (t.left == 0) {
-      const Done done = std::move(t.on_done);
-      const TimePs done_ps = t.done_ps;
-      transfers_.erase(next);
-      done(done_ps);
+    // The context area: a transfer's bursts at consecutive addresses (wrapping within 256 MB).
+    const std::uint64_t address = area_ + (t.offset & 0xFFF'FFFFULL);
+    t.offset += size;
+    const TimePs done = port_.send(t.is_write, address, size, *this, t.id);
+    if (done == kPending) {
+      ++t.waiting;
+    } else {
+      t.done_ps = std::max(t.done_ps, done);
     }
   }
 }

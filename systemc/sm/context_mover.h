@@ -30,16 +30,18 @@
 
 #include "core/gpu_config.h"
 #include "core/types.h"
+#include "mem/memory_port.h"
 
 namespace gpumux {
 
-class ContextMover {
+class ContextMover final : private MemoryClient {
  public:
   /// Called from the mover's thread when a transfer's last burst was sent, with the absolute time
   /// its last byte is served (for a read: when the data is back).
   using Done = std::function<void(TimePs done_ps)>;
 
-  ContextMover(tlm::tlm_initiator_socket<>& socket, const GpuConfig& gpu, SmId sm);
+  /// `port`: the SM's memory port (shared with its warps' requests at warp level).
+  ContextMover(MemoryPort& port, const GpuConfig& gpu, SmId sm);
 
   static constexpr std::uint64_t kGranuleBytes = 128;
 
@@ -49,20 +51,26 @@ class ContextMover {
 
  private:
   struct Transfer {
+    std::uint64_t id = 0;  ///< the tag of its memory requests
     bool is_write = false;
     TimePs start_ps = 0;
     double sent_ps = 0;  ///< local time of the last burst sent, from start_ps (the pace is fractional)
     std::uint64_t left = 0;
     std::uint32_t burst = 0;  ///< transaction size of this transfer
     TimePs done_ps = 0;       ///< latest completion of a burst sent so far
+    std::uint64_t offset = 0;   ///< bytes sent so far (the next burst's address in the SM's context area)
+    std::uint32_t waiting = 0;  ///< bursts the memory has accepted and not answered yet (dram model)
     Done on_done;
   };
 
   /// The thread: sends every transfer's bursts in time order.
   void run();
   [[nodiscard]] TimePs next_burst_ps(const Transfer& t) const;
+  void memory_done(std::uint64_t tag, TimePs done_ps) override;
+  /// Calls on_done of every transfer whose bursts are all sent and answered, and removes it.
+  void finish_answered();
 
-  tlm::tlm_initiator_socket<>& socket_;
+  MemoryPort& port_;
   SmId sm_;
   double bytes_per_ps_;  ///< the SM's share of memory bandwidth for save/restore
   std::uint32_t burst_bytes_;
@@ -70,8 +78,8 @@ class ContextMover {
   std::vector<Transfer> transfers_;  ///< in request order
   sc_core::sc_event requested_;
   tlm_utils::tlm_quantumkeeper quantum_keeper_;
-  tlm::tlm_generic_payload payload_;
-  std::vector<unsigned char> buffer_;
+  std::uint64_t next_id_ = 0;
+  std::uint64_t area_;  ///< base address of the SM's context save area
 };
 
 }  // namespace gpumux

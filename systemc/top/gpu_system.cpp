@@ -125,9 +125,9 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
     r.sms.push_back({index(sm->id()), sm->busy_ps(), sm->tbs_completed(), sm->warp_stats(),
                      sm->setup().setups(), sm->setup().setup_total_ps()});
   }
-  r.memory.bytes = memory_->channel().bytes();
+  r.memory.bytes = memory_->bytes();
   r.memory.transactions = memory_->transactions();
-  r.memory.busy_ps = memory_->channel().busy_ps();
+  r.memory.busy_ps = memory_->busy_ps();
   r.memory.pcie_down_bytes = pcie_->downstream().bytes();
   r.memory.pcie_up_bytes = pcie_->upstream().bytes();
   return r;

@@ -42,7 +42,7 @@ class GpuSystem final : public sc_core::sc_module, public CommandCompletionListe
   [[nodiscard]] CommandDispatcher& dispatcher() { return *dispatcher_; }
 
  private:
-  std::unique_ptr<MemoryController> memory_;
+  std::unique_ptr<MemoryTarget> memory_;
   std::unique_ptr<PcieLink> pcie_;
   std::unique_ptr<CommandQueues> queues_;
   std::unique_ptr<Host> host_;

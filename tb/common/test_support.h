@@ -25,7 +25,8 @@ inline GpuConfig k20c() {
   g.sm.max_warps = 64;
   g.sm.shared_memory_configs = {16384, 32768, 49152};
   g.sm.max_resident_kernels = 1;
-  g.memory = {208, 0};
+  g.memory.bandwidth_gb_per_s = 208;
+  g.memory.latency_ns = 0;
   g.pcie.clock_mhz = 500;
   g.pcie.lanes = 32;
   g.pcie.bits_per_lane_per_cycle = 4;

@@ -48,7 +48,8 @@ GpuConfig test_gpu() {
   gpu.sm.max_thread_blocks = 16;
   gpu.sm.max_warps = 64;
   gpu.sm.shared_memory_configs = {49152};
-  gpu.memory = {64.0, 100.0};
+  gpu.memory.bandwidth_gb_per_s = 64.0;
+  gpu.memory.latency_ns = 100.0;
   gpu.pcie.clock_mhz = 500;
   gpu.pcie.lanes = 32;
   gpu.pcie.bits_per_lane_per_cycle = 4;
@@ -72,13 +73,15 @@ class ArrivalProbe final : public sc_core::sc_module {
 
   explicit ArrivalProbe(const sc_core::sc_module_name& name)
       : sc_core::sc_module(name), in("in"), out("out") {
-    in.register_b_transport(this, &ArrivalProbe::b_transport);
+    in.register_nb_transport_fw(this, &ArrivalProbe::nb_transport_fw);
   }
 
  private:
-  void b_transport(int /*initiator*/, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  // The simple memory controller completes every request on the forward path (mem/memory_port.h).
+  tlm::tlm_sync_enum nb_transport_fw(int /*initiator*/, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay) {
     arrivals.push_back(sc_core::sc_time_stamp().value() + delay.value());
-    out->b_transport(payload, delay);
+    return out->nb_transport_fw(payload, phase, delay);
   }
 };
 

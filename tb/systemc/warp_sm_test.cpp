@@ -57,7 +57,8 @@ GpuConfig test_gpu() {
   gpu.sm.max_warps = 48;
   gpu.sm.shared_memory_configs = {49152};
   gpu.sm.max_resident_kernels = 8;
-  gpu.memory = {128.0, 100.0};
+  gpu.memory.bandwidth_gb_per_s = 128.0;
+  gpu.memory.latency_ns = 100.0;
   gpu.context_switch.per_sm_share = true;
   gpu.context_switch.burst_bytes = 4096;
   // Whole 4 KB bursts, so the times below can be worked out by hand (the shipped files cut a save

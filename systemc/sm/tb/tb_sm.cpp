@@ -19,7 +19,8 @@ TbSm::TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, T
       setup_(gpu.cycles_to_ps(gpu.context_switch.setup_cycles), gpu.sm.max_resident_kernels),
       drain_ps_(gpu.cycles_to_ps(gpu.context_switch.drain_cycles)),
       trap_ps_(gpu.cycles_to_ps(gpu.context_switch.trap_cycles)),
-      mover_(memory_socket, gpu, id) {
+      memory_(memory_socket, std::string(basename()), gpu.context_switch.burst_bytes),
+      mover_(memory_, gpu, id) {
   spawn_method("complete_due", wake_, [this] { complete_due(); });
   spawn_method("finish_save", save_done_, [this] { finish_save(); });
 }

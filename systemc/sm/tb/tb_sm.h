@@ -33,7 +33,7 @@ namespace gpumux {
 class TbSm final : public SmModule {
  public:
   /// Context save and restore traffic to the memory controller (TLM-2.0 writes and reads).
-  tlm_utils::simple_initiator_socket<TbSm> memory_socket;
+  MemoryPort::Socket memory_socket;
 
   TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, TbDurationMode duration_mode,
        std::uint64_t seed, TbCompletionListener& listener);
@@ -113,6 +113,7 @@ class TbSm final : public SmModule {
   // Context switch.
   TimePs drain_ps_;  ///< GpuConfig context_switch.drain_cycles
   TimePs trap_ps_;   ///< GpuConfig context_switch.trap_cycles
+  MemoryPort memory_;
   ContextMover mover_;
   std::map<std::uint64_t, Restore> restores_;  ///< by request number: deterministic order
   std::uint64_t next_restore_ = 0;

@@ -1,6 +1,5 @@
 #pragma once
-// Global-memory traffic of a warp-level SM: one TLM-2.0 generic-payload b_transport per warp memory
-// instruction to the memory controller, carrying the bytes the instruction moves.
+// Global-memory traffic of a warp-level SM: what a warp memory instruction moves, and where.
 //
 // Bytes moved (Awatramani 2.2.3: the memory system serves a warp's accesses in segments):
 //   - coalesced: the warp's `bytes` rounded up to whole `memory_segment_bytes` segments (a warp
@@ -8,27 +7,34 @@
 //   - scattered: one segment per thread, warp_size segments, whatever `bytes` says (each thread's
 //     access lands in a segment of its own).
 //
-// Timing: the request is sent at the simulated time the instruction issues, with zero annotated
-// delay, from the SM's activation (which runs at that time), so the memory controller sees the
-// SM's requests in time order with every other initiator's (core/tlm_quantum.h). The controller
-// never waits; the delay it returns gives the completion time: for a load, when the data is back;
-// for a store, when the channel has taken the data (stores are posted).
+// Addresses (docs/config.md "Addresses of global accesses"). Programs carry no addresses, so the
+// model gives each static memory instruction its own array and lays the accesses out by one rule,
+// the grid-stride layout of data-parallel CUDA code: the n-th execution of the instruction by the
+// g-th warp of the grid (g = thread block x warps per TB + warp in TB; n counts the passes through the
+// instruction's enclosing loops, outermost first) touches element e = n x G + g, G = the grid's warps,
+// at byte e x (bytes rounded to segments) of the array. So the warps running at one time touch
+// neighbouring addresses (open DRAM rows, whole L2 lines) and no element is read twice: reuse in L2
+// comes only from what programs share across instructions, which is none. A scattered access puts
+// each thread's segment at a pseudo-random segment of the array (a hash of e and the thread), so it
+// opens a row per segment. Arrays: kernel launch k's instruction pc starts at (k + 1) x 2^44 +
+// pc x 2^36. The `simple` memory model ignores addresses.
+//
+// Timing: requests are sent at the simulated time the instruction issues, from the SM's activation
+// (which runs at that time), so the memory sees the SM's requests in time order with every other
+// initiator's (core/tlm_quantum.h). Under the simple model the whole warp access is one request;
+// under dram a coalesced one is one request (the memory splits it at cache lines) and a scattered one
+// warp_size requests, one per segment.
 
 #include <algorithm>
 #include <cstdint>
-#include <string>
 #include <vector>
 
-#include <systemc>
-#include <tlm>
-
-#include "core/error.h"
 #include "core/types.h"
 #include "program/program.h"
 
 namespace gpumux {
 
-/// Bytes a warp memory instruction moves through the memory controller (see above).
+/// Bytes a warp memory instruction moves through the memory (see above).
 [[nodiscard]] inline std::uint64_t transaction_bytes(const program::Instruction& instruction,
                                                      std::uint32_t warp_size, std::uint32_t segment_bytes) {
   if (instruction.access == program::Access::kScattered) {
@@ -39,44 +45,47 @@ namespace gpumux {
   return std::max<std::uint64_t>(segments, 1) * segment_bytes;
 }
 
-/// Sends warp memory requests through an SM's initiator socket, reusing one payload and one data
-/// buffer (grown only when a larger request comes): no allocation per request.
-class WarpMemoryPort {
- public:
-  WarpMemoryPort(tlm::tlm_initiator_socket<>& socket, std::uint64_t address, std::size_t initial_bytes)
-      : socket_(socket), buffer_(initial_bytes, 0) {
-    payload_.set_address(address);
-    payload_.set_byte_enable_ptr(nullptr);
-    payload_.set_data_ptr(buffer_.data());
-  }
-
-  /// Sends `bytes` now (a store when `is_write`); returns the absolute time the request completes.
-  TimePs send(bool is_write, std::uint64_t bytes) {
-    if (bytes > buffer_.size()) {
-      buffer_.resize(bytes, 0);
-      payload_.set_data_ptr(buffer_.data());
-    }
-    const auto length = static_cast<unsigned int>(bytes);
-    payload_.set_command(is_write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-    payload_.set_data_length(length);
-    payload_.set_streaming_width(length);
-    payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    socket_->b_transport(payload_, delay);
-    if (payload_.is_response_error()) {
-      throw InvariantViolation("a warp memory request failed: " + payload_.get_response_string());
-    }
-    ++requests_;
-    return sc_core::sc_time_stamp().value() + delay.value();
-  }
-
-  [[nodiscard]] std::uint64_t requests() const { return requests_; }
-
- private:
-  tlm::tlm_initiator_socket<>& socket_;
-  tlm::tlm_generic_payload payload_;
-  std::vector<unsigned char> buffer_;
-  std::uint64_t requests_ = 0;
+/// One request of a warp access: `bytes` from `address`.
+struct AccessPiece {
+  std::uint64_t address = 0;
+  std::uint32_t bytes = 0;
 };
+
+/// The first byte of kernel launch `kernel`'s array for instruction `pc` (see above).
+[[nodiscard]] inline std::uint64_t array_base(KernelId kernel, std::uint32_t pc) {
+  return ((static_cast<std::uint64_t>(index(kernel)) + 1) << 44U) + (static_cast<std::uint64_t>(pc) << 36U);
+}
+
+/// SplitMix64's finaliser (Steele, Lea and Flood, OOPSLA 2014): the scattered segments' hash.
+[[nodiscard]] inline std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27U)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31U);
+}
+
+/// The requests of element `element` of instruction `pc` of kernel launch `kernel` (see above),
+/// appended to `out`: one piece when `whole` (the simple model) or the access is coalesced, else one
+/// per thread.
+inline void warp_access(const program::Instruction& inst, KernelId kernel, std::uint32_t pc,
+                        std::uint64_t element, std::uint32_t warp_size, std::uint32_t segment_bytes, bool whole,
+                        std::vector<AccessPiece>& out) {
+  const std::uint64_t bytes = transaction_bytes(inst, warp_size, segment_bytes);
+  const std::uint64_t base = array_base(kernel, pc);
+  if (inst.access == program::Access::kCoalesced) {
+    out.push_back({base + element * bytes, static_cast<std::uint32_t>(bytes)});
+    return;
+  }
+  if (whole) {
+    out.push_back({base + element * bytes, static_cast<std::uint32_t>(bytes)});
+    return;
+  }
+  // Anywhere in the first 32 GB of the array's 64 GB.
+  const std::uint64_t segments = std::max<std::uint64_t>((std::uint64_t{1} << 35U) / segment_bytes, 1);
+  for (std::uint32_t t = 0; t < warp_size; ++t) {
+    const std::uint64_t segment = mix64(element * warp_size + t) % segments;
+    out.push_back({base + segment * segment_bytes, segment_bytes});
+  }
+}
 
 }  // namespace gpumux

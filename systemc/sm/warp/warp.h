@@ -39,6 +39,9 @@ enum class LongWait : std::uint8_t { kNone, kMemory, kBarrier };
 inline constexpr unsigned kCycleBits = 56;
 inline constexpr std::uint64_t kCycleMask = (std::uint64_t{1} << kCycleBits) - 1;
 
+/// A load's pending write whose memory request has not been answered yet (mem/memory_port.h).
+inline constexpr std::uint64_t kUnansweredCycle = kCycleMask;
+
 /// `cycle` for a kCycleBits field; InvariantViolation beyond it.
 [[nodiscard]] inline std::uint64_t cycle_field(std::uint64_t cycle) {
   if ((cycle & ~kCycleMask) != 0) {
@@ -73,6 +76,8 @@ struct Warp {
   std::uint32_t warp_in_tb = 0;  ///< selects per-warp loop trip counts
   std::uint64_t age = 0;         ///< launch order on the SM (unique): scheduler priority, tie-breaks
   const program::Program* program = nullptr;
+  std::uint64_t grid_warp = 0;   ///< its index among the grid's warps (memory_requests.h)
+  std::uint64_t grid_warps = 1;  ///< warps in the grid
 
   // Position in the program.
   std::uint32_t pc = 0;

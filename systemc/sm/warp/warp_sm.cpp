@@ -97,11 +97,12 @@ WarpSm::WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gp
       issue_interval_(gpu.warp.issue_interval_cycles),
       shared_latency_(gpu.warp.shared_memory_latency_cycles),
       segment_bytes_(gpu.warp.memory_segment_bytes),
-      memory_(memory_socket, 0x4000'0000'0000ULL + (static_cast<std::uint64_t>(index(id)) << 32U),
-              static_cast<std::size_t>(gpu.warp_size) * gpu.warp.memory_segment_bytes),
+      memory_(memory_socket, std::string(basename()),
+              std::max(gpu.context_switch.burst_bytes, gpu.warp_size * gpu.warp.memory_segment_bytes)),
+      split_accesses_(gpu.memory.model == MemoryModel::kDram),
       setup_(gpu.cycles_to_ps(gpu.context_switch.setup_cycles), gpu.sm.max_resident_kernels),
       trap_ps_(gpu.cycles_to_ps(gpu.context_switch.trap_cycles)),
-      mover_(memory_socket, gpu, id) {
+      mover_(memory_, gpu, id) {
   const SourceLocation where{gpu.source_file, 0, 0};
   if (gpu.warp.alu.count == 0 && gpu.warp.sfu.count == 0 && gpu.warp.load_store.count == 0) {
     throw InputError(where, "sm.warp",
@@ -188,6 +189,7 @@ TimePs WarpSm::start_tb(const TbLaunch& launch) {
   if (std::find(checked_programs_.begin(), checked_programs_.end(), &program) == checked_programs_.end()) {
     check_program(program, desc->name);
     checked_programs_.push_back(&program);
+    (void)loops_of(program);
   }
   if (!in_activation_) account_to(clock_.cycle_at_or_after(now));
 
@@ -227,6 +229,7 @@ TimePs WarpSm::start_tb(const TbLaunch& launch) {
   tb.running_warps = 0;
   tb.done_cycle = 0;
   tb.memory_done_ps = now;
+  tb.outstanding = 0;
   tb.complete_cycle = kNoCycle;
   tb.restored_cycle = kNoCycle;
   tb.restore_saved = false;
@@ -236,6 +239,8 @@ TimePs WarpSm::start_tb(const TbLaunch& launch) {
     const std::uint32_t slot = *next_free;
     Warp& w = warps_[slot];
     w.start(program, tb_index, k, next_age_++);
+    w.grid_warp = static_cast<std::uint64_t>(launch.tb) * num_warps + k;
+    w.grid_warps = std::max<std::uint64_t>(static_cast<std::uint64_t>(desc->thread_blocks) * num_warps, 1);
     HotWarp& h = hot_[slot];
     h = HotWarp{};
     h.state = WarpState::kRestoring;  // not issuing until activated
@@ -278,6 +283,7 @@ void WarpSm::save_context() {
   restores_to_save_ = 0;
   save_ready_ps_ = now;
   save_requested_ps_ = now;
+  outstanding_to_save_ = 0;
   for (ResidentTb& tb : tbs_) {
     if (tb.state == TbState::kFree) continue;
     any = true;
@@ -295,6 +301,7 @@ void WarpSm::save_context() {
     }
     // Issue stops now; what is in flight completes first (memory requests, results).
     save_ready_ps_ = std::max(save_ready_ps_, tb.memory_done_ps);
+    outstanding_to_save_ += tb.outstanding;
     for (const std::uint32_t slot : tb.warps) {
       save_ready_ps_ = std::max(save_ready_ps_, clock_.ps_of(warps_[slot].drain_cycle));
     }
@@ -306,7 +313,9 @@ void WarpSm::save_context() {
   wake_cycle_ = kNoCycle;
   ++wake_generation_;  // the pending activation, if any, is void
   while (!wait_ends_.empty()) wait_ends_.pop();
-  if (restores_to_save_ == 0) save_write_.notify(sc_core::sc_time::from_value(save_ready_ps_ - now));
+  if (restores_to_save_ == 0 && outstanding_to_save_ == 0) {
+    save_write_.notify(sc_core::sc_time::from_value(save_ready_ps_ - now));
+  }
 }
 
 TimePs WarpSm::busy_ps() const {
@@ -478,9 +487,47 @@ void WarpSm::issue(std::uint32_t slot, std::uint64_t cycle) {
       u.occupy(cycle);
       stats_.memory_unit_busy_cycles += u.interval();
       const bool is_store = inst.op == program::Op::kGlobalStore;
-      const TimePs done_ps = memory_.send(is_store, transaction_bytes(inst, warp_size_, segment_bytes_));
+      pieces_.clear();
+      warp_access(inst, tb.kernel, w.pc, access_element(w), warp_size_, segment_bytes_, !split_accesses_,
+                  pieces_);
+      std::uint32_t tag = 0;
+      if (free_in_flight_.empty()) {
+        tag = static_cast<std::uint32_t>(in_flight_.size());
+        in_flight_.emplace_back();
+      } else {
+        tag = free_in_flight_.back();
+        free_in_flight_.pop_back();
+      }
+      TimePs done_ps = 0;
+      std::uint32_t pending = 0;
+      for (const AccessPiece& piece : pieces_) {
+        const TimePs t = memory_.send(is_store, piece.address, piece.bytes, *this, tag);
+        if (t == kPending) {
+          ++pending;
+        } else {
+          done_ps = std::max(done_ps, t);
+        }
+      }
       ++stats_.memory_requests;
       tb.memory_done_ps = std::max(tb.memory_done_ps, done_ps);
+      if (pending > 0) {
+        // Answered later (memory_done): the result, the thread block's end and a save wait for it.
+        InFlightAccess& a = in_flight_[tag];
+        a.slot = slot;
+        a.age = w.age;
+        a.tb_index = w.tb;
+        a.reg = inst.write;
+        a.is_store = is_store;
+        a.min_ready = cycle + u.latency();
+        a.pieces = pending;
+        a.done_ps = done_ps;
+        ++tb.outstanding;
+        if (!is_store && inst.write != program::kNoReg) {
+          w.scoreboard[inst.write] = PendingWrite{kUnansweredCycle, true};
+        }
+        break;
+      }
+      free_in_flight_.push_back(tag);
       if (!is_store) {
         // The data is back when the request completes, and never before the unit's pipeline.
         result = std::max(clock_.cycle_at_or_after(done_ps), cycle + u.latency());
@@ -528,24 +575,118 @@ void WarpSm::prepare_next(std::uint32_t slot, std::uint64_t cycle) {
     arrive_at_barrier(slot, cycle);
     return;
   }
-  // The scoreboard: every register read, and the one written (WAW), without a pending write.
-  std::uint64_t ready = cycle + 1;
   bool on_memory = false;
-  const auto depend = [&](program::Reg r) {
-    const PendingWrite pending = w.scoreboard[r];
-    const std::uint64_t at = pending.ready_cycle;
-    if (at <= cycle + 1) return;
-    ready = std::max(ready, at);
-    on_memory = on_memory || pending.from_memory != 0;
-  };
-  for (const program::Reg r : inst.reads) depend(r);
-  if (inst.write != program::kNoReg) depend(inst.write);
+  const std::uint64_t ready = operands_ready(w, inst, cycle + 1, on_memory);
   h.operands_ready = ready;
   if (on_memory) {
     h.long_wait = LongWait::kMemory;
     schedulers_[scheduler_of(slot)]->long_latency_wait(local_slot(slot));
-    wait_ends_.push({ready, w.age, slot});
+    // A load not answered yet: the wait's end is queued when the answer comes (memory_done).
+    if (ready != kNoCycle) wait_ends_.push({ready, w.age, slot});
   }
+}
+
+std::uint64_t WarpSm::operands_ready(const Warp& w, const program::Instruction& inst, std::uint64_t from,
+                                     bool& on_memory) const {
+  // The scoreboard: every register read, and the one written (WAW), without a pending write.
+  std::uint64_t ready = from;
+  const auto depend = [&](program::Reg r) {
+    const PendingWrite pending = w.scoreboard[r];
+    const std::uint64_t at = pending.ready_cycle;
+    if (at <= from) return;
+    ready = at == kUnansweredCycle ? kNoCycle : std::max(ready, at);
+    on_memory = on_memory || pending.from_memory != 0;
+  };
+  for (const program::Reg r : inst.reads) depend(r);
+  if (inst.write != program::kNoReg) depend(inst.write);
+  return ready;
+}
+
+// ---- The memory side -----------------------------------------------------------------------------
+
+const WarpSm::ProgramLoops& WarpSm::loops_of(const program::Program& p) {
+  for (const ProgramLoops& l : program_loops_) {
+    if (l.program == &p) return l;
+  }
+  ProgramLoops l;
+  l.program = &p;
+  l.by_pc.resize(p.code.size());
+  // A loop-back at pc b with target t encloses t .. b; nested loops end inside the outer one, so
+  // collecting them from the last loop-back to the first lists each pc's loops outermost first.
+  for (std::size_t b = p.code.size(); b-- > 0;) {
+    const program::Instruction& inst = p.code[b];
+    if (inst.op != program::Op::kLoopBack) continue;
+    for (std::size_t pc = inst.target; pc < b; ++pc) l.by_pc[pc].push_back(static_cast<std::uint32_t>(b));
+  }
+  for (auto& loops : l.by_pc) {
+    std::sort(loops.begin(), loops.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return p.code[a].depth < p.code[b].depth; });
+  }
+  program_loops_.push_back(std::move(l));
+  return program_loops_.back();
+}
+
+std::uint64_t WarpSm::access_element(const Warp& w) const {
+  const program::Program& p = *w.program;
+  std::uint64_t pass = 0;
+  for (const ProgramLoops& l : program_loops_) {
+    if (l.program != &p) continue;
+    for (const std::uint32_t back : l.by_pc[w.pc]) {
+      const program::Instruction& loop = p.code[back];
+      pass = pass * w.trip_count(loop) + w.loop_counters[loop.depth];
+    }
+    break;
+  }
+  return pass * w.grid_warps + w.grid_warp;
+}
+
+void WarpSm::memory_done(std::uint64_t tag, TimePs done_ps) {
+  InFlightAccess& a = in_flight_.at(tag);
+  a.done_ps = std::max(a.done_ps, done_ps);
+  if (--a.pieces > 0) return;
+  catch_up_trace();
+  const TimePs now = now_ps();
+  if (!in_activation_) account_to(clock_.cycle_at_or_after(now));
+  ResidentTb& tb = tbs_[a.tb_index];
+  Warp& w = warps_[a.slot];
+  if (tb.outstanding == 0 || w.age != a.age) {
+    throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now)) + " ns on SM " +
+                             std::to_string(index(id_)) + ": a memory answer for a warp that is gone");
+  }
+  tb.memory_done_ps = std::max(tb.memory_done_ps, a.done_ps);
+  std::uint64_t ready = 0;
+  if (!a.is_store) {
+    // The data is back when the request completes, and never before the unit's pipeline.
+    ready = std::max(clock_.cycle_at_or_after(a.done_ps), a.min_ready);
+    if (a.reg != program::kNoReg) w.scoreboard[a.reg] = PendingWrite{ready, true};
+    w.drain_cycle = std::max(w.drain_cycle, ready);
+    tb.done_cycle = std::max(tb.done_cycle, ready);
+  }
+  --tb.outstanding;
+  const std::uint32_t slot = a.slot;
+  free_in_flight_.push_back(static_cast<std::uint32_t>(tag));
+  if (saving_) {
+    // The save waits until every access in flight is back.
+    save_ready_ps_ = std::max({save_ready_ps_, tb.memory_done_ps, clock_.ps_of(ready)});
+    if (--outstanding_to_save_ == 0 && restores_to_save_ == 0) {
+      save_write_.notify(sc_core::sc_time::from_value(save_ready_ps_ - now));
+    }
+    return;
+  }
+  HotWarp& h = hot_[slot];
+  if (h.state == WarpState::kReady && h.operands_ready == kNoCycle && w.pc < w.program->code.size()) {
+    // The warp waited for this answer (or another one still missing).
+    bool on_memory = false;
+    const std::uint64_t at = operands_ready(w, w.program->code[w.pc], first_unprocessed_, on_memory);
+    h.operands_ready = at;
+    touch(slot);
+    if (at != kNoCycle && h.long_wait == LongWait::kMemory) wait_ends_.push({at, w.age, slot});
+  }
+  if (tb.state == TbState::kFinishing && tb.outstanding == 0) {
+    tb.complete_cycle = std::max(tb.done_cycle, clock_.cycle_at_or_after(tb.memory_done_ps));
+    tb_events_dirty_ = true;
+  }
+  rearm_now();
 }
 
 void WarpSm::arrive_at_barrier(std::uint32_t slot, std::uint64_t cycle) {
@@ -604,7 +745,10 @@ void WarpSm::finish_warp(std::uint32_t slot, std::uint64_t cycle) {
   if (tb.running_warps == 0) {
     // Completes when its last result is written and its last memory request is back.
     tb.state = TbState::kFinishing;
-    tb.complete_cycle = std::max(tb.done_cycle, clock_.cycle_at_or_after(tb.memory_done_ps));
+    // With accesses not answered yet, memory_done sets the completion when the last answer comes.
+    tb.complete_cycle = tb.outstanding > 0
+                            ? kNoCycle
+                            : std::max(tb.done_cycle, clock_.cycle_at_or_after(tb.memory_done_ps));
     tb_events_dirty_ = true;
     return;
   }
@@ -649,6 +793,10 @@ void WarpSm::activate_warps(std::uint32_t tb_index, std::uint64_t first_cycle) {
 
 void WarpSm::release_tb(std::uint32_t tb_index) {
   ResidentTb& tb = tbs_[tb_index];
+  if (tb.outstanding > 0) {
+    throw InvariantViolation("invariant violated on SM " + std::to_string(index(id_)) + ": thread block " +
+                             std::to_string(tb.tb) + " leaves with memory accesses in flight");
+  }
   for (const std::uint32_t slot : tb.warps) {
     Warp& w = warps_[slot];
     if (w.in_scheduler) {
@@ -681,7 +829,9 @@ void WarpSm::restore_done(std::uint32_t tb_index, std::uint64_t sequence, TimePs
     save_ready_ps_ = std::max(save_ready_ps_, done_ps);
     tb.restore_saved = false;
     tb.restored_cycle = clock_.cycle_at_or_after(done_ps);
-    if (--restores_to_save_ == 0) save_write_.notify(sc_core::sc_time::from_value(save_ready_ps_ - now));
+    if (--restores_to_save_ == 0 && outstanding_to_save_ == 0) {
+      save_write_.notify(sc_core::sc_time::from_value(save_ready_ps_ - now));
+    }
     return;
   }
   // The warps start in the activation of the cycle the context is back in.

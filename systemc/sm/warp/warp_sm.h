@@ -74,6 +74,7 @@
 #include <tlm>
 
 #include "core/gpu_config.h"
+#include "mem/memory_port.h"
 #include "sm/context_mover.h"
 #include "sm/sm_model.h"
 #include "sm/warp/core_clock.h"
@@ -85,14 +86,14 @@
 
 namespace gpumux {
 
-class WarpSm final : public SmModule {
+class WarpSm final : public SmModule, private MemoryClient {
  public:
   /// Builds one warp scheduler; the SM fills capacity and ready_queue_size of the setup. top/ passes
   /// one that creates sm.warp.scheduler from the registry (sm/warp_scheduler/registry.h).
   using SchedulerFactory = std::function<std::unique_ptr<WarpScheduler>(const WarpSchedulerSetup&)>;
 
-  /// Global loads and stores, context save and restore traffic (TLM-2.0 reads and writes).
-  tlm_utils::simple_initiator_socket<WarpSm> memory_socket;
+  /// Global loads and stores, context save and restore traffic (mem/memory_port.h).
+  MemoryPort::Socket memory_socket;
 
   /// What top/ passes: sm.warp.scheduler from the registry (sm/warp_scheduler/registry.h) with
   /// sm.warp.scheduler_options (InputError for an unknown name or option).
@@ -158,6 +159,7 @@ class WarpSm final : public SmModule {
     std::uint32_t running_warps = 0;   ///< not done
     std::uint64_t done_cycle = 0;      ///< latest done cycle of its warps
     TimePs memory_done_ps = 0;         ///< latest completion of its memory requests
+    std::uint32_t outstanding = 0;     ///< warp accesses the memory has not answered yet (dram model)
     std::uint64_t complete_cycle = 0;  ///< kFinishing: when it completes
     std::uint64_t restored_cycle = 0;  ///< kRestoring: cycle its context is back (all ones: not yet known)
     bool restore_saved = false;        ///< kRestoring: a context save waits for this restore
@@ -194,6 +196,36 @@ class WarpSm final : public SmModule {
     const WarpSm& sm_;
     std::uint32_t scheduler_;
   };
+
+  /// A warp access whose completion the memory reports later (mem/memory_port.h): its requests
+  /// not answered yet, and what to do with the answer.
+  struct InFlightAccess {
+    std::uint32_t slot = 0;
+    std::uint64_t age = 0;  ///< the warp's (a warp cannot leave while it has an access in flight)
+    std::uint32_t tb_index = 0;
+    program::Reg reg = program::kNoReg;  ///< a load's destination
+    bool is_store = false;
+    std::uint64_t min_ready = 0;  ///< a load's result never before the load/store pipeline's latency
+    std::uint32_t pieces = 0;     ///< requests not answered yet
+    TimePs done_ps = 0;           ///< latest completion of its requests so far
+  };
+  /// Loops enclosing each instruction of a program (loop-back pcs, outermost first): the element
+  /// index of a memory access (memory_requests.h).
+  struct ProgramLoops {
+    const program::Program* program = nullptr;
+    std::vector<std::vector<std::uint32_t>> by_pc;
+  };
+
+  // The memory side.
+  void memory_done(std::uint64_t tag, TimePs done_ps) override;
+  /// The element index of warp `w`'s access at its pc (memory_requests.h).
+  [[nodiscard]] std::uint64_t access_element(const Warp& w) const;
+  [[nodiscard]] const ProgramLoops& loops_of(const program::Program& p);
+  /// The cycle warp `w`'s instruction `inst` has its registers (read and written) ready, at least
+  /// `from`; kNoCycle while a load it needs has not been answered. `on_memory`: a global load is
+  /// among what it waits for.
+  [[nodiscard]] std::uint64_t operands_ready(const Warp& w, const program::Instruction& inst, std::uint64_t from,
+                                             bool& on_memory) const;
 
   // The activation and its parts.
   void activate();
@@ -272,6 +304,7 @@ class WarpSm final : public SmModule {
   std::vector<SchedulerView> views_;
   std::vector<SchedulerState> scheduler_states_;
   std::vector<const program::Program*> checked_programs_;
+  std::vector<ProgramLoops> program_loops_;
 
   std::uint32_t capacity_ = 0;                   ///< warp slots per scheduler
   std::vector<std::uint32_t> allocation_order_;  ///< SM warp slots in the order they are handed out
@@ -308,7 +341,12 @@ class WarpSm final : public SmModule {
   PhaseTrace* phase_trace_ = nullptr;
   std::uint64_t decision_cycle_ = 0;  ///< the cycle SchedulerView::can_issue answers for
 
-  WarpMemoryPort memory_;
+  MemoryPort memory_;
+  bool split_accesses_;  ///< memory.model dram: a scattered access is a request per thread
+  std::vector<AccessPiece> pieces_;             ///< scratch: the requests of one access
+  std::vector<InFlightAccess> in_flight_;       ///< by tag
+  std::vector<std::uint32_t> free_in_flight_;   ///< unused tags
+  std::uint32_t outstanding_to_save_ = 0;       ///< a save waits for these accesses' answers
   SmSetup setup_;
   // Context switch.
   TimePs trap_ps_;  ///< GpuConfig context_switch.trap_cycles
