@@ -136,4 +136,19 @@ void apply_sm_model_options(GpuConfig& gpu, const std::string& sm_model, const s
   }
 }
 
+void apply_memory_model_option(GpuConfig& gpu, const std::string& memory_model) {
+  if (memory_model.empty()) return;
+  if (memory_model == "simple") {
+    gpu.memory.model = MemoryModel::kSimple;
+  } else if (memory_model == "dram") {
+    if (gpu.memory.dram.channels == 0 || gpu.memory.l2.cache.capacity_bytes == 0) {
+      throw InputError("--memory-model dram: GPU '" + gpu.name + "' (" + gpu.source_file +
+                       ") has no memory.dram and memory.l2 sections; see docs/config.md \"Memory\"");
+    }
+    gpu.memory.model = MemoryModel::kDram;
+  } else {
+    throw InputError("--memory-model must be simple or dram, not '" + memory_model + "'");
+  }
+}
+
 }  // namespace gpumux

@@ -37,6 +37,9 @@ int phases_command(const std::vector<std::string>& args);
 /// its own scheduler) to `gpu`. InputError for an unknown model or scheduler, or for warp on a GPU
 /// whose file has no sm.warp section (naming the file).
 void apply_sm_model_options(GpuConfig& gpu, const std::string& sm_model, const std::string& warp_scheduler);
+/// --memory-model simple|dram (empty: the GPU file's). InputError for another value, or for dram on a
+/// GPU file without memory.dram and memory.l2 sections.
+void apply_memory_model_option(GpuConfig& gpu, const std::string& memory_model);
 
 /// Directory holding gpus/, kernels/, workloads/: $GPUMUX_CONFIG_DIR if set; else the first of the
 /// working directory's configs/, the installed share folder (PREFIX/share/gpumux/configs beside

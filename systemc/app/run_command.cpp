@@ -68,6 +68,7 @@ int run_command(const std::vector<std::string>& args) {
   std::string jobs_text = std::to_string(std::max(1U, std::thread::hardware_concurrency()));
   std::string timeout_text = std::to_string(kDefaultWallTimeoutS);
   std::string sm_model;
+  std::string memory_model;
   std::string warp_scheduler;
   std::string replay;
   options.add_options()("help,h", "show this help")("gpu", po::value(&gpu_path),
@@ -88,6 +89,9 @@ int run_command(const std::vector<std::string>& args) {
       "sm-model", po::value(&sm_model),
       "SM fidelity: tb (thread-block durations) or warp (warps execute kernel programs); default: the "
       "GPU file's sm.model")(
+      "memory-model", po::value(&memory_model),
+      "memory: simple (one bandwidth pipe) or dram (L2 slices and GDDR5 channels); default: the GPU "
+      "file's memory.model")(
       "warp-scheduler", po::value(&warp_scheduler),
       "warp scheduler at the warp level (gpumux list warp-schedulers); default: the GPU file's "
       "sm.warp.scheduler")("seed", po::value(&seed_text)->default_value(seed_text),
@@ -125,7 +129,7 @@ int run_command(const std::vector<std::string>& args) {
   std::optional<RecordedRun> recorded;
   if (!replay.empty()) {
     for (const char* input : {"gpu", "workload", "policy", "policy-opt", "preemption", "copy-policy", "seed",
-                              "sm-model", "warp-scheduler"}) {
+                              "sm-model", "warp-scheduler", "memory-model"}) {
       if (vm.count(input) != 0U && !vm[input].defaulted()) {
         throw InputError(std::string("--replay takes the run's inputs from ") + replay + "; --" + input +
                          " cannot be given with it");
@@ -147,6 +151,7 @@ int run_command(const std::vector<std::string>& args) {
     seed_text = std::to_string(recorded->seed);
     sm_model = recorded->sm_model;
     warp_scheduler = recorded->warp_scheduler;
+    memory_model = recorded->memory_model;
   } else {
     for (const char* input : {"gpu", "workload"}) {
       if (vm.count(input) == 0U) {
@@ -172,6 +177,7 @@ int run_command(const std::vector<std::string>& args) {
   }
   GpuConfig gpu = load_gpu_config(gpu_path);
   apply_sm_model_options(gpu, sm_model, warp_scheduler);
+  apply_memory_model_option(gpu, memory_model);
   if (!phase_trace.empty() && gpu.sm_model != SmModel::kWarp) {
     throw InputError(
         "--phase-trace needs warp-level SMs (--sm-model warp, or a GPU whose sm.model is warp); this "

@@ -45,6 +45,7 @@ struct RecordedRun {
   std::uint64_t seed = 1;
   std::string sm_model;
   std::string warp_scheduler;  ///< empty at the TB level
+  std::string memory_model;    ///< "simple" or "dram"
   std::string gpumux_version;
   ConfigHashes hashes;
 };

@@ -1,6 +1,7 @@
 #include "config/gpu_loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -39,7 +40,17 @@ const std::vector<std::string_view> kWarpKeys = {"scheduler",
                                                  "shared_memory_latency_cycles",
                                                  "memory_segment_bytes"};
 const std::vector<std::string_view> kUnitKeys = {"count", "latency_cycles"};
-const std::vector<std::string_view> kMemoryKeys = {"bandwidth_gb_per_s", "latency_ns"};
+const std::vector<std::string_view> kMemoryKeys = {"bandwidth_gb_per_s", "latency_ns", "model", "dram", "l2", "l1"};
+const std::vector<std::string_view> kDramKeys = {
+    "command_clock_mhz", "channels",     "banks",           "row_bytes",        "bus_bytes",
+    "address_mapping",   "interleave_bytes", "read_queue",  "write_queue",      "write_drain_high",
+    "write_drain_low",   "row_hit_cap",  "refresh",         "timing"};
+const std::vector<std::string_view> kDramTimingKeys = {"tRCD", "tRP",  "tRAS", "tCL",  "tWL",
+                                                       "tCCD", "tRRD", "tFAW", "tWTR", "tRTP",
+                                                       "tWR",  "tRFC", "tREFI", "burst_length",
+                                                       "beats_per_clock"};
+const std::vector<std::string_view> kCacheKeys = {"capacity_kb", "associativity", "line_bytes", "sector_bytes",
+                                                  "hit_latency_cycles"};
 const std::vector<std::string_view> kPcieKeys = {"clock_mhz",   "lanes",      "bits_per_lane_per_cycle",
                                                  "burst_bytes", "latency_ns", "command_bytes"};
 const std::vector<std::string_view> kFrontendKeys = {"command_queues", "queue_depth", "copy_engines"};
@@ -57,6 +68,10 @@ const std::vector<std::pair<std::string_view, const std::vector<std::string_view
     {"sm.warp.sfu", &kUnitKeys},
     {"sm.warp.load_store", &kUnitKeys},
     {"memory", &kMemoryKeys},
+    {"memory.dram", &kDramKeys},
+    {"memory.dram.timing", &kDramTimingKeys},
+    {"memory.l2", &kCacheKeys},
+    {"memory.l1", &kCacheKeys},
     {"pcie", &kPcieKeys},
     {"frontend", &kFrontendKeys},
     {"context_switch", &kContextSwitchKeys}};
@@ -205,12 +220,150 @@ void read_sm_model(const YamlMap& sm_map, GpuConfig& gpu) {
   gpu.warp = read_warp(*warp, gpu.sm);
 }
 
+dram::DramTiming read_dram_timing(const YamlNode& node) {
+  const YamlMap m(node, kDramTimingKeys);
+  dram::DramTiming t;
+  // Cycles of the command clock; 100000 (~50 us at 2 GHz) bounds every GDDR5/HBM timing but tREFI.
+  const auto cycles = [&](const char* key) { return m.required_u32_in(key, 1, 100000, "cycles"); };
+  t.tRCD = cycles("tRCD");
+  t.tRP = cycles("tRP");
+  t.tRAS = cycles("tRAS");
+  t.tCL = cycles("tCL");
+  t.tWL = cycles("tWL");
+  t.tCCD = cycles("tCCD");
+  t.tRRD = cycles("tRRD");
+  t.tFAW = cycles("tFAW");
+  t.tWTR = cycles("tWTR");
+  t.tRTP = cycles("tRTP");
+  t.tWR = cycles("tWR");
+  t.tRFC = cycles("tRFC");
+  t.tREFI = m.required_u32_in("tREFI", 1, 100'000'000, "cycles");
+  t.burst_length = m.required_u32_in("burst_length", 1, 64, "beats");
+  t.beats_per_clock = m.required_u32_in("beats_per_clock", 1, 16, "beats");
+  if (t.burst_length % t.beats_per_clock != 0) {
+    m.required("burst_length").fail("must be a multiple of beats_per_clock (" + std::to_string(t.beats_per_clock) +
+                                    "): a burst occupies whole command-clock cycles");
+  }
+  if (t.tREFI <= t.tRFC) m.required("tREFI").fail("must exceed tRFC (the channel would only refresh)");
+  return t;
+}
+
+dram::DramConfig read_dram(const YamlNode& node) {
+  const YamlMap m(node, kDramKeys);
+  dram::DramConfig d;
+  d.command_clock_mhz = m.required("command_clock_mhz").as_number_in(10, 100000, "MHz");
+  d.channels = m.required_u32_in("channels", 1, 1024, "channels");
+  d.banks = m.required_u32_in("banks", 1, 1024, "banks");
+  d.row_bytes = m.required_u32_in("row_bytes", 16, 1U << 20U, "bytes");
+  d.bus_bytes = m.required_u32_in("bus_bytes", 1, 1024, "bytes");
+  d.timing = read_dram_timing(m.required("timing"));
+  d.address_mapping = {"row", "bank", "column", "channel"};
+  if (const auto mapping = m.optional("address_mapping")) {
+    d.address_mapping.clear();
+    for (const YamlNode& field : mapping->as_list()) d.address_mapping.push_back(field.as_string());
+  }
+  const std::uint32_t atom = dram::atom_bytes(d);
+  d.interleave_bytes = m.optional_u32_in("interleave_bytes", 256, 1, 1U << 20U, "bytes");
+  d.read_queue = m.optional_u32_in("read_queue", 64, 1, 65536, "requests");
+  d.write_queue = m.optional_u32_in("write_queue", 64, 1, 65536, "requests");
+  d.write_drain_high = m.optional_u32_in("write_drain_high", d.write_queue * 3 / 4, 1, 65536, "requests");
+  d.write_drain_low = m.optional_u32_in("write_drain_low", d.write_queue / 4, 0, 65536, "requests");
+  d.row_hit_cap = m.optional_u32_in("row_hit_cap", 4, 0, 65536, "hits");
+  d.refresh = m.optional_string("refresh", "on") == "on";
+  if (const auto r = m.optional("refresh"); r && r->as_string() != "on" && r->as_string() != "off") {
+    r->fail("must be on or off, not '" + r->as_string() + "'");
+  }
+  // The rest of the model's own checks (dram_config.h), reported at the section.
+  if (d.interleave_bytes % atom != 0 || d.row_bytes % d.interleave_bytes != 0) {
+    m.required("interleave_bytes")
+        .fail("must be a multiple of the burst (" + std::to_string(atom) + " B = bus_bytes x burst_length) and divide row_bytes (" +
+              std::to_string(d.row_bytes) + ")");
+  }
+  try {
+    dram::validate(d);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(m.where(), "memory.dram", e.what());
+  }
+  return d;
+}
+
+CacheLevelConfig read_cache_level(const YamlNode& node, bool write_back) {
+  const YamlMap m(node, kCacheKeys);
+  CacheLevelConfig c;
+  c.cache.capacity_bytes = static_cast<std::uint64_t>(m.required_u32_in("capacity_kb", 0, 1U << 20U, "KB")) * 1024U;
+  c.cache.associativity = m.required_u32_in("associativity", 1, 1024, "ways");
+  c.cache.line_bytes = m.required_u32_in("line_bytes", 4, 4096, "bytes");
+  c.cache.sector_bytes = m.optional_u32_in("sector_bytes", c.cache.line_bytes, 1, 4096, "bytes");
+  c.cache.write_back = write_back;
+  c.hit_latency_cycles = m.required_u32_in("hit_latency_cycles", 1, 100000, "cycles");
+  return c;
+}
+
 MemoryConfig read_memory(const YamlNode& node) {
   const YamlMap m(node, kMemoryKeys);
   MemoryConfig mem;
   // 0.1 GB/s (slower than any GPU memory since the 1990s) to 100 TB/s (30x HBM3).
   mem.bandwidth_gb_per_s = m.required("bandwidth_gb_per_s").as_number_in(0.1, 1e5, "GB/s");
   mem.latency_ns = m.required("latency_ns").as_number_in(0, 1e6, "ns");
+  const std::string model = m.optional_string("model", "simple");
+  if (model == "dram") {
+    mem.model = MemoryModel::kDram;
+  } else if (model != "simple") {
+    m.required("model").fail("must be simple (one bandwidth pipe) or dram (L2 and GDDR5 channels), not '" + model + "'");
+  }
+  const auto dram_node = m.optional("dram");
+  const auto l2_node = m.optional("l2");
+  if (mem.model == MemoryModel::kDram && (!dram_node || !l2_node)) {
+    m.required(!dram_node ? "dram" : "l2").fail("is needed by model: dram (docs/config.md \"Memory\")");
+  }
+  if (dram_node) {
+    mem.dram = read_dram(*dram_node);
+    // One figure, two descriptions: the dram model's peak must be the bandwidth the rest of the model
+    // (context-save shares, TB-level interference) assumes.
+    const double peak = dram::atom_bytes(mem.dram) * mem.dram.channels * mem.dram.command_clock_mhz * 1e6 /
+                        dram::burst_cycles(mem.dram.timing) / 1e9;
+    if (std::abs(peak - mem.bandwidth_gb_per_s) > 0.01 * mem.bandwidth_gb_per_s) {
+      m.required("bandwidth_gb_per_s")
+          .fail("is " + std::to_string(mem.bandwidth_gb_per_s) + " GB/s, but memory.dram gives a peak of " +
+                std::to_string(peak) + " GB/s (channels x bus_bytes x burst_length x command clock / burst cycles); they must agree within 1%");
+    }
+  }
+  if (l2_node) {
+    mem.l2 = read_cache_level(*l2_node, true);
+    if (mem.l2.cache.capacity_bytes == 0) m.required("l2").fail("capacity_kb must be positive");
+  }
+  if (const auto l1 = m.optional("l1")) mem.l1 = read_cache_level(*l1, false);
+  // Checked whenever the sections are there: --memory-model dram may select them.
+  if (dram_node && l2_node) {
+    const std::uint32_t atom = dram::atom_bytes(mem.dram);
+    const auto check_level = [&](const CacheLevelConfig& c, const char* key, std::uint64_t slices) {
+      if (c.cache.capacity_bytes == 0) return;
+      cache::CacheConfig slice = c.cache;
+      slice.capacity_bytes /= slices;
+      try {
+        cache::validate(slice);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(m.required(key).where(), std::string("memory.") + key, e.what());
+      }
+      if (slice.capacity_bytes * slices != c.cache.capacity_bytes) {
+        m.required(key).fail("capacity_kb must split evenly over the " + std::to_string(slices) + " DRAM channels");
+      }
+    };
+    check_level(mem.l2, "l2", mem.dram.channels);
+    check_level(mem.l1, "l1", 1);
+    const std::uint32_t line = mem.l2.cache.line_bytes;
+    if (mem.l2.cache.sector_bytes % atom != 0 && atom % mem.l2.cache.sector_bytes != 0) {
+      m.required("l2").fail("sector_bytes must be a multiple or a divisor of the DRAM burst (" + std::to_string(atom) + " B)");
+    }
+    if (line % atom != 0 || mem.dram.interleave_bytes % line != 0) {
+      m.required("l2").fail("line_bytes must be a multiple of the DRAM burst (" + std::to_string(atom) +
+                            " B) and divide memory.dram.interleave_bytes (" + std::to_string(mem.dram.interleave_bytes) +
+                            "), so a line lives in one channel");
+    }
+    if (mem.l1.cache.capacity_bytes > 0 && mem.l1.cache.line_bytes > line) {
+      m.required("l1").fail("line_bytes must not exceed the L2's (" + std::to_string(line) + ")");
+    }
+  }
   return mem;
 }
 
@@ -308,6 +461,54 @@ nlohmann::json unit_document(const ExecutionUnitConfig& unit) {
   return {{"count", unit.count}, {"latency_cycles", unit.latency_cycles}};
 }
 
+nlohmann::json cache_document(const CacheLevelConfig& c) {
+  return {{"capacity_kb", c.cache.capacity_bytes / 1024U},
+          {"associativity", c.cache.associativity},
+          {"line_bytes", c.cache.line_bytes},
+          {"sector_bytes", c.cache.sector_bytes},
+          {"hit_latency_cycles", c.hit_latency_cycles}};
+}
+
+nlohmann::json memory_document(const MemoryConfig& m) {
+  const dram::DramConfig& d = m.dram;
+  const dram::DramTiming& t = d.timing;
+  return {{"bandwidth_gb_per_s", m.bandwidth_gb_per_s},
+          {"latency_ns", m.latency_ns},
+          {"model", m.model == MemoryModel::kDram ? "dram" : "simple"},
+          {"dram",
+           {{"command_clock_mhz", d.command_clock_mhz},
+            {"channels", d.channels},
+            {"banks", d.banks},
+            {"row_bytes", d.row_bytes},
+            {"bus_bytes", d.bus_bytes},
+            {"address_mapping", d.address_mapping},
+            {"interleave_bytes", d.interleave_bytes},
+            {"read_queue", d.read_queue},
+            {"write_queue", d.write_queue},
+            {"write_drain_high", d.write_drain_high},
+            {"write_drain_low", d.write_drain_low},
+            {"row_hit_cap", d.row_hit_cap},
+            {"refresh", d.refresh ? "on" : "off"},
+            {"timing",
+             {{"tRCD", t.tRCD},
+              {"tRP", t.tRP},
+              {"tRAS", t.tRAS},
+              {"tCL", t.tCL},
+              {"tWL", t.tWL},
+              {"tCCD", t.tCCD},
+              {"tRRD", t.tRRD},
+              {"tFAW", t.tFAW},
+              {"tWTR", t.tWTR},
+              {"tRTP", t.tRTP},
+              {"tWR", t.tWR},
+              {"tRFC", t.tRFC},
+              {"tREFI", t.tREFI},
+              {"burst_length", t.burst_length},
+              {"beats_per_clock", t.beats_per_clock}}}}},
+          {"l2", cache_document(m.l2)},
+          {"l1", cache_document(m.l1)}};
+}
+
 }  // namespace
 
 std::vector<std::string> gpu_config_keys() {
@@ -347,8 +548,7 @@ nlohmann::json gpu_config_document(const GpuConfig& gpu) {
           {"load_store", unit_document(gpu.warp.load_store)},
           {"shared_memory_latency_cycles", gpu.warp.shared_memory_latency_cycles},
           {"memory_segment_bytes", gpu.warp.memory_segment_bytes}}}}},
-      {"memory",
-       {{"bandwidth_gb_per_s", gpu.memory.bandwidth_gb_per_s}, {"latency_ns", gpu.memory.latency_ns}}},
+      {"memory", memory_document(gpu.memory)},
       {"pcie",
        {{"clock_mhz", gpu.pcie.clock_mhz},
         {"lanes", gpu.pcie.lanes},

@@ -9,6 +9,8 @@
 
 #include "core/error.h"
 #include "core/types.h"
+#include "mem/cache/cache_config.h"
+#include "mem/dram/dram_config.h"
 
 namespace gpumux {
 
@@ -91,11 +93,28 @@ struct WarpLevelConfig {
 /// channels (mem/dram_memory_system.h).
 enum class MemoryModel : std::uint8_t { kSimple, kDram };
 
+/// A cache level of the dram model: its geometry and its hit latency (a round trip from the SM).
+struct CacheLevelConfig {
+  cache::CacheConfig cache;  ///< capacity 0: no such cache
+  std::uint32_t hit_latency_cycles = 0;  ///< core cycles from request to data back on a hit
+};
+
 struct MemoryConfig {
   double bandwidth_gb_per_s = 0;  ///< peak DRAM bandwidth shared by every initiator (1 GB = 1e9 B)
   double latency_ns = 0;          ///< fixed access latency added after service (simple)
   MemoryModel model = MemoryModel::kSimple;
+  dram::DramConfig dram;  ///< memory.dram (the dram model's channels)
+  CacheLevelConfig l2;    ///< memory.l2: the whole L2, one slice per DRAM channel
+  CacheLevelConfig l1;    ///< memory.l1: per SM, global loads only (capacity 0: none)
 };
+
+/// The simple model with a bandwidth and a latency (tests, tools).
+inline MemoryConfig simple_memory(double bandwidth_gb_per_s, double latency_ns) {
+  MemoryConfig m;
+  m.bandwidth_gb_per_s = bandwidth_gb_per_s;
+  m.latency_ns = latency_ns;
+  return m;
+}
 
 struct PcieConfig {
   double clock_mhz = 0;

@@ -35,7 +35,7 @@ tlm::tlm_generic_payload* MemoryPort::acquire() {
 void MemoryPort::free(tlm::tlm_generic_payload* payload) { free_.push_back(payload); }
 
 TimePs MemoryPort::send(bool is_write, std::uint64_t address, std::uint32_t bytes, MemoryClient& client,
-                        std::uint64_t tag) {
+                        std::uint64_t tag, std::uint32_t kernel) {
   if (bytes == 0) throw InvariantViolation(owner_ + ": a memory request of 0 bytes");
   if (bytes > buffers_.back().size()) buffers_.emplace_back(bytes, 0);
   tlm::tlm_generic_payload* p = acquire();
@@ -48,6 +48,7 @@ TimePs MemoryPort::send(bool is_write, std::uint64_t address, std::uint32_t byte
   RequestTag* t = p->get_extension<RequestTag>();
   t->client = &client;
   t->tag = tag;
+  t->kernel = kernel;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   ++requests_;

@@ -45,10 +45,15 @@ class MemoryClient {
   virtual void memory_done(std::uint64_t tag, TimePs done_ps) = 0;
 };
 
-/// A request's client and tag, carried on the payload.
+/// No kernel: a copy or a context move.
+inline constexpr std::uint32_t kNoKernelTag = ~std::uint32_t{0};
+
+/// A request's client and tag, carried on the payload, and the kernel launch a warp access belongs
+/// to (the memory system's per-kernel statistics).
 struct RequestTag final : tlm::tlm_extension<RequestTag> {
   MemoryClient* client = nullptr;
   std::uint64_t tag = 0;
+  std::uint32_t kernel = kNoKernelTag;
   [[nodiscard]] tlm::tlm_extension_base* clone() const override { return new RequestTag(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override {
     *this = static_cast<const RequestTag&>(other);
@@ -69,7 +74,7 @@ class MemoryPort final : public tlm::tlm_mm_interface {
   /// Sends `bytes` at `address` now (a write when `is_write`). Returns the absolute completion time,
   /// or kPending: `client.memory_done(tag, done_ps)` follows.
   TimePs send(bool is_write, std::uint64_t address, std::uint32_t bytes, MemoryClient& client,
-              std::uint64_t tag);
+              std::uint64_t tag, std::uint32_t kernel = kNoKernelTag);
 
   [[nodiscard]] std::uint64_t requests() const { return requests_; }
   /// Requests accepted and not yet completed.

@@ -78,6 +78,8 @@ struct MemoryRecord {
   TimePs busy_ps = 0;
   std::uint64_t pcie_down_bytes = 0;
   std::uint64_t pcie_up_bytes = 0;
+  /// The dram model's statistics (mem/dram_memory_system.h), null for the simple model.
+  nlohmann::json dram;
 };
 
 struct RunResult {
@@ -118,7 +120,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WarpSmStats, instructions, cycles, scheduler_
                                    idle_barrier, idle_no_warp, idle_other, alu_busy_cycles,
                                    memory_unit_busy_cycles, memory_requests)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmRecord, id, busy_ps, thread_blocks, warp, setups, setup_ps)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, bytes, transactions, busy_ps, pcie_down_bytes, pcie_up_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, bytes, transactions, busy_ps, pcie_down_bytes, pcie_up_bytes,
+                                   dram)
 static_assert(field_count<ProcessRun>() == 2, "ProcessRun changed: update its JSON line");
 static_assert(field_count<ProcessResult>() == 2, "ProcessResult changed: update its JSON line");
 static_assert(field_count<KernelRecord>() == 9, "KernelRecord changed: update its JSON line");
@@ -126,7 +129,7 @@ static_assert(field_count<PreemptionTrace>() == 10, "PreemptionTrace changed: up
 static_assert(field_count<CommandTrace>() == 8, "CommandTrace changed: update its JSON line");
 static_assert(field_count<WarpSmStats>() == 10, "WarpSmStats changed: update its JSON line");
 static_assert(field_count<SmRecord>() == 6, "SmRecord changed: update its JSON line");
-static_assert(field_count<MemoryRecord>() == 5, "MemoryRecord changed: update its JSON line");
+static_assert(field_count<MemoryRecord>() == 6, "MemoryRecord changed: update its JSON line");
 static_assert(field_count<RunResult>() == 17, "RunResult changed: update to_json/from_json (run_result.cpp)");
 
 /// Version of the RunResult JSON form (the child-to-parent transport and the baseline cache); from_json

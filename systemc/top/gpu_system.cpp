@@ -3,6 +3,8 @@
 #include "core/error.h"
 #include "core/kernel_desc.h"
 #include "core/tlm_quantum.h"
+#include "mem/dram_memory_system.h"
+#include "mem/memory_controller.h"
 #include "sm/warp/warp_sm.h"
 #include "top/sm_factory.h"
 
@@ -12,7 +14,11 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
                      std::function<void()> progress)
     : sc_core::sc_module(name) {
   set_global_quantum();  // the one place: its value and why are in core/tlm_quantum.h
-  memory_ = std::make_unique<MemoryController>("memory_controller", spec.gpu.memory);
+  if (spec.gpu.memory.model == MemoryModel::kDram) {
+    memory_ = std::make_unique<DramMemorySystem>("memory_system", spec.gpu);
+  } else {
+    memory_ = std::make_unique<MemoryController>("memory_controller", spec.gpu.memory);
+  }
   pcie_ = std::make_unique<PcieLink>("pcie", spec.gpu.pcie);
   queues_ = std::make_unique<CommandQueues>("command_queues", spec.gpu.frontend);
   host_ = std::make_unique<Host>("host", spec.workload, spec.gpu);
@@ -128,6 +134,7 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   r.memory.bytes = memory_->bytes();
   r.memory.transactions = memory_->transactions();
   r.memory.busy_ps = memory_->busy_ps();
+  r.memory.dram = memory_->details(r.end_ps);
   r.memory.pcie_down_bytes = pcie_->downstream().bytes();
   r.memory.pcie_up_bytes = pcie_->upstream().bytes();
   return r;

@@ -61,7 +61,7 @@ nlohmann::json stream(std::uint32_t initiators, std::uint64_t bytes_each, double
   return run_in_child([=] {
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     set_global_quantum();
-    auto mc = std::make_unique<MemoryController>("mc", MemoryConfig{gb_per_s, 400});
+    auto mc = std::make_unique<MemoryController>("mc", simple_memory(gb_per_s, 400));
     const auto pace = static_cast<TimePs>(4096.0 / (gb_per_s * 1e9) * 1e12);
     std::vector<std::unique_ptr<StreamingInitiator>> list;
     for (std::uint32_t i = 0; i < initiators; ++i) {

@@ -323,7 +323,7 @@ class OutOfOrderInitiator final : public sc_core::sc_module {
 TEST(MemoryOrder, ARequestOutOfTimeOrderStopsTheRun) {
   const nlohmann::json r = run_in_child([] {
     sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-    auto memory = std::make_unique<MemoryController>("memory", MemoryConfig{64.0, 100.0});
+    auto memory = std::make_unique<MemoryController>("memory", simple_memory(64.0, 100.0));
     auto initiator = std::make_unique<OutOfOrderInitiator>("early_bird");
     initiator->socket.bind(memory->socket);
     sc_core::sc_start();

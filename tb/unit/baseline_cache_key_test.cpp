@@ -72,7 +72,7 @@ std::vector<YAML::Node> candidates(const YAML::Node& current) {
     }
   }
   for (const char* text : {"1", "2", "3", "7", "64", "100", "1000", "0.5", "full", "per_sm", "other-name",
-                           "warp", "tb", "lrr", "gto", "largest"}) {
+                           "warp", "tb", "lrr", "gto", "largest", "dram", "simple", "on", "off"}) {
     scalar(text);
   }
   YAML::Node one(YAML::NodeType::Sequence);
@@ -82,6 +82,9 @@ std::vector<YAML::Node> candidates(const YAML::Node& current) {
   two.push_back("16");
   two.push_back("64");
   values.push_back(two);
+  YAML::Node mapping(YAML::NodeType::Sequence);  // a DRAM address mapping (memory.dram.address_mapping)
+  for (const char* field : {"row", "channel", "bank", "column"}) mapping.push_back(field);
+  values.push_back(mapping);
   YAML::Node map(YAML::NodeType::Map);
   map["other"] = "1";
   values.push_back(map);
@@ -106,6 +109,23 @@ struct Change {
   std::optional<std::string> changed_by;
 };
 
+/// memory.bandwidth_gb_per_s must equal the peak memory.dram gives (the loader checks it): a change to a
+/// DRAM key that moves the peak moves the bandwidth with it, as a user would.
+void keep_dram_peak(YAML::Node& doc) {
+  const YAML::Node dram = doc["memory"]["dram"];
+  if (!dram.IsDefined() || !dram.IsMap()) return;
+  try {
+    const double peak = dram["channels"].as<double>() * dram["bus_bytes"].as<double>() *
+                        dram["timing"]["burst_length"].as<double>() * dram["command_clock_mhz"].as<double>() *
+                        1e6 /
+                        (dram["timing"]["burst_length"].as<double>() / dram["timing"]["beats_per_clock"].as<double>()) /
+                        1e9;
+    doc["memory"]["bandwidth_gb_per_s"] = std::to_string(peak);
+  } catch (const YAML::Exception&) {
+    // A candidate that is not a number: the loader rejects it anyway.
+  }
+}
+
 /// Changes `path` of `base` to each candidate in turn (alone, or with one of its siblings removed, for
 /// keys that exclude each other such as mean_us / mean_ns) until the loader accepts a file whose key
 /// differs from `base_key`. `key_of` loads a file and returns its key, or nullopt on an InputError.
@@ -124,6 +144,7 @@ Change change_each_value(const YAML::Node& base, const std::string& path, const 
       YAML::Node parent = parent_map(doc, parts);
       parent[parts.back()] = YAML::Clone(value);
       if (!removed.empty()) parent.remove(removed);
+      if (path.rfind("memory.dram.", 0) == 0) keep_dram_peak(doc);
       const std::optional<std::string> key = key_of(doc);
       if (!key) continue;
       result.any_valid = true;

@@ -501,7 +501,7 @@ void WarpSm::issue(std::uint32_t slot, std::uint64_t cycle) {
       TimePs done_ps = 0;
       std::uint32_t pending = 0;
       for (const AccessPiece& piece : pieces_) {
-        const TimePs t = memory_.send(is_store, piece.address, piece.bytes, *this, tag);
+        const TimePs t = memory_.send(is_store, piece.address, piece.bytes, *this, tag, index(tb.kernel));
         if (t == kPending) {
           ++pending;
         } else {

@@ -1,0 +1,397 @@
+#include "mem/dram/dram_channel.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.h"
+
+namespace gpumux::dram {
+
+DramChannel::DramChannel(const DramConfig& config, std::uint32_t index, TimePs period_ps)
+    : index_(index),
+      period_ps_(period_ps),
+      t_(config.timing),
+      burst_(burst_cycles(config.timing)),
+      column_gap_(std::max<std::uint64_t>(config.timing.tCCD, burst_)),
+      write_to_read_(std::uint64_t{config.timing.tWL} + burst_ + config.timing.tWTR),
+      read_to_write_(std::uint64_t{config.timing.tCL} + burst_ + 2 > config.timing.tWL
+                         ? std::uint64_t{config.timing.tCL} + burst_ + 2 - config.timing.tWL
+                         : 0),
+      write_to_pre_(std::uint64_t{config.timing.tWL} + burst_ + config.timing.tWR),
+      read_window_(config.read_queue),
+      write_window_(config.write_queue),
+      drain_high_(config.write_drain_high),
+      drain_low_(config.write_drain_low),
+      hit_cap_(config.row_hit_cap),
+      refresh_enabled_(config.refresh),
+      banks_(config.banks),
+      refresh_due_(config.timing.tREFI),
+      candidates_(config.banks) {
+  reads_.by_bank.resize(config.banks);
+  writes_.by_bank.resize(config.banks);
+  stats_.banks.resize(config.banks);
+}
+
+void DramChannel::push(std::uint64_t id, const DramAddress& where, bool is_write,
+                       std::uint64_t eligible_cycle) {
+  incoming_.push_back({{id, where.row, next_seq_++, where.bank, RowOutcome::kHit, is_write}, eligible_cycle});
+  next_cycle_ = std::min(next_cycle_, eligible_cycle);
+}
+
+void DramChannel::step(std::uint64_t cycle, std::vector<DramCompletion>& completed) {
+  if (!incoming_.empty() && incoming_.front().eligible_cycle <= cycle) admit(cycle);
+  if (plan_dirty_ || plan_.cmd == Cmd::kNone) replan(cycle);
+  if (plan_.cycle < cycle) {
+    throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": a command planned for cycle " +
+                             std::to_string(plan_.cycle) + " was missed (now cycle " + std::to_string(cycle) +
+                             ")");
+  }
+  if (plan_.cmd != Cmd::kNone && plan_.cycle == cycle) {
+    issue(cycle, completed);
+    replan(cycle + 1);
+  }
+  next_cycle_ = plan_.cycle;
+  if (!incoming_.empty()) next_cycle_ = std::min(next_cycle_, incoming_.front().eligible_cycle);
+}
+
+int DramChannel::bank_state(std::uint32_t bank) const {
+  if (refresh_end_ > now_cycle_ && refresh_end_ - t_.tRFC <= now_cycle_) return 2;
+  return banks_[bank].open ? 1 : 0;
+}
+
+std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
+  return banks_[bank].open ? banks_[bank].row : kNoRow;
+}
+
+void DramChannel::admit(std::uint64_t cycle) {
+  // The refreshes an idle channel skipped happened before this request could be considered.
+  if (queued() == 0) {
+    catch_up_refresh(cycle);
+    plan_dirty_ = true;
+  }
+  integrate(cycle * period_ps_);
+  while (!incoming_.empty() && incoming_.front().eligible_cycle <= cycle) {
+    const Queued& request = incoming_.front().request;
+    RequestQueue& queue = request.is_write ? writes_ : reads_;
+    queue.by_age.push_back({request.seq, request.bank});
+    queue.by_bank[request.bank].push_back(request);
+    ++queued_;
+    // A request past the window changes no decision until it enters the window.
+    if (request.is_write == candidates_for_writes_ &&
+        queue.by_age.size() <= (request.is_write ? write_window_ : read_window_)) {
+      candidates_[request.bank].valid = false;
+      plan_dirty_ = true;
+    }
+    incoming_.pop_front();
+  }
+  stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queued());
+  if (wants_drain() != draining_) plan_dirty_ = true;
+}
+
+bool DramChannel::wants_drain() const {
+  const std::size_t reads = reads_.by_age.size();
+  const std::size_t writes = writes_.by_age.size();
+  if (!draining_) return writes >= drain_high_ || (writes > 0 && reads == 0);
+  return !(writes == 0 || (writes <= drain_low_ && reads > 0));
+}
+
+void DramChannel::update_mode() {
+  const bool drain = wants_drain();
+  // Only drains forced by the high watermark count (not those for want of reads).
+  if (drain && !draining_ && writes_.by_age.size() >= drain_high_) ++stats_.write_drains;
+  draining_ = drain;
+}
+
+std::uint64_t DramChannel::window_end(const RequestQueue& queue, std::size_t window) const {
+  return queue.by_age.size() > window ? queue.by_age[window - 1].seq : kNeverCycle;
+}
+
+void DramChannel::replan(std::uint64_t from) {
+  plan_dirty_ = false;
+  if (queued() == 0) {
+    // Idle: refresh is replayed lazily (catch_up_refresh), so there is nothing to wake up for.
+    plan_ = Plan{};
+    return;
+  }
+  if (refresh_enabled_ && refresh_due_ <= from) {
+    plan_refresh(from);
+    return;
+  }
+  plan_requests(from);
+  if (plan_.cycle == kNeverCycle) {
+    throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": " + std::to_string(queued()) +
+                             " requests queued but no command can ever issue");
+  }
+  // Refresh takes over when due: wake then to plan it (no command of this plan issues before).
+  if (refresh_enabled_ && plan_.cycle >= refresh_due_) plan_ = Plan{refresh_due_, Cmd::kNone, 0, 0};
+}
+
+void DramChannel::plan_requests(std::uint64_t from) {
+  update_mode();
+  const bool writing = draining_;
+  if (writing != candidates_for_writes_) {
+    invalidate_candidates();
+    candidates_for_writes_ = writing;
+  }
+  const RequestQueue& queue = writing ? writes_ : reads_;
+  const std::uint64_t end = window_end(queue, writing ? write_window_ : read_window_);
+  const std::uint64_t column_ready = std::max(from, writing ? write_ready_ : read_ready_);
+  // The channel-wide bound of each command kind (indexed by Cmd), every one at least `from`.
+  const std::uint64_t channel_ready[] = {kNeverCycle,  std::max(from, act_ready_), from, column_ready,
+                                         column_ready, kNeverCycle,                kNeverCycle};
+  static_assert(static_cast<int>(Cmd::kNone) == 0 && static_cast<int>(Cmd::kActivate) == 1 &&
+                static_cast<int>(Cmd::kPrecharge) == 2 && static_cast<int>(Cmd::kRead) == 3 &&
+                static_cast<int>(Cmd::kWrite) == 4 && static_cast<int>(Cmd::kRefresh) == 6);
+
+  // Every candidate's earliest legal cycle is a max of fixed bounds, so between state changes the first
+  // cycle anything issues is the minimum over the candidates, and the command issued then is the one the
+  // per-cycle rule picks: a row hit before a row command at the same cycle, the oldest first among equals;
+  // that is, the least (cycle, rank).
+  std::uint64_t best_cycle = kNeverCycle;
+  std::uint64_t best_rank = kNeverCycle;
+  std::uint32_t best_bank = 0;
+  const auto banks = static_cast<std::uint32_t>(candidates_.size());
+  for (std::uint32_t b = 0; b < banks; ++b) {
+    if (!candidates_[b].valid) compute_candidate(b, queue, end);
+    const Candidate& candidate = candidates_[b];
+    const std::uint64_t ready = std::max(candidate.bank_ready, channel_ready[static_cast<int>(candidate.cmd)]);
+    // Branch-free: which bank wins is data dependent and would mispredict often.
+    const bool better = (ready < best_cycle) | ((ready == best_cycle) & (candidate.rank < best_rank));
+    best_cycle = better ? ready : best_cycle;
+    best_rank = better ? candidate.rank : best_rank;
+    best_bank = better ? b : best_bank;
+  }
+  if (best_cycle == kNeverCycle) {
+    plan_ = Plan{};
+    return;
+  }
+  plan_ = Plan{best_cycle, candidates_[best_bank].cmd, best_bank, candidates_[best_bank].position};
+}
+
+void DramChannel::compute_candidate(std::uint32_t b, const RequestQueue& queue, std::uint64_t end) {
+  Candidate& candidate = candidates_[b];
+  candidate = Candidate{true, Cmd::kNone, 0, kNeverCycle, kNeverCycle};
+  const std::deque<Queued>& requests = queue.by_bank[b];
+  if (requests.empty() || requests.front().seq > end) return;  // nothing of this bank in the window
+  const Bank& bank = banks_[b];
+  constexpr std::uint64_t kRowCommand = std::uint64_t{1} << 63;  // after every hit at the same cycle
+  if (!bank.open) {
+    // The oldest opens its row.
+    candidate = Candidate{true, Cmd::kActivate, 0, bank.act_ready, kRowCommand | requests.front().seq};
+    return;
+  }
+  // The oldest row hit, unless capped: the bank's streak has reached the cap and an older request waits
+  // for another row. Without an uncapped hit, the oldest conflict precharges.
+  const bool capped = hit_cap_ != 0 && bank.streak >= hit_cap_;
+  const Cmd column = &queue == &writes_ ? Cmd::kWrite : Cmd::kRead;
+  std::size_t conflict = requests.size();
+  for (std::size_t i = 0; i < requests.size() && requests[i].seq <= end; ++i) {
+    if (requests[i].row == bank.row) {
+      if (conflict == requests.size() || !capped) {
+        candidate = Candidate{true, column, static_cast<std::uint32_t>(i), bank.col_ready, requests[i].seq};
+        return;
+      }
+    } else if (conflict == requests.size()) {
+      conflict = i;
+      if (capped) break;  // every younger hit is capped
+    }
+  }
+  if (conflict < requests.size()) {
+    candidate = Candidate{true, Cmd::kPrecharge, static_cast<std::uint32_t>(conflict), bank.pre_ready,
+                          kRowCommand | requests[conflict].seq};
+  }
+}
+
+void DramChannel::invalidate_candidates() {
+  for (Candidate& candidate : candidates_) candidate.valid = false;
+}
+
+void DramChannel::plan_refresh(std::uint64_t from) {
+  Plan best;
+  std::uint64_t ref_ready = from;
+  for (std::uint32_t b = 0; b < banks_.size(); ++b) {
+    const Bank& bank = banks_[b];
+    if (bank.open) {
+      const std::uint64_t ready = std::max(from, bank.pre_ready);
+      if (ready < best.cycle) best = Plan{ready, Cmd::kRefreshPrecharge, b, 0};
+    } else {
+      ref_ready = std::max(ref_ready, bank.act_ready);
+    }
+  }
+  plan_ = open_banks_ > 0 ? best : Plan{ref_ready, Cmd::kRefresh, 0, 0};
+}
+
+void DramChannel::issue(std::uint64_t cycle, std::vector<DramCompletion>& completed) {
+  next_command_ = cycle + 1;
+  plan_dirty_ = true;
+  switch (plan_.cmd) {
+    case Cmd::kRefreshPrecharge:
+      log(cycle, DramCommandKind::kPrecharge, plan_.bank, banks_[plan_.bank].row, kNoRequest);
+      precharge(cycle, plan_.bank);
+      return;
+    case Cmd::kRefresh:
+      refresh(cycle);
+      return;
+    case Cmd::kActivate: {
+      Queued& request = (draining_ ? writes_ : reads_).by_bank[plan_.bank][plan_.position];
+      if (request.outcome == RowOutcome::kHit) request.outcome = RowOutcome::kMiss;
+      log(cycle, DramCommandKind::kActivate, plan_.bank, request.row, request.id);
+      activate(cycle, plan_.bank, request.row);
+      return;
+    }
+    case Cmd::kPrecharge: {
+      Queued& request = (draining_ ? writes_ : reads_).by_bank[plan_.bank][plan_.position];
+      request.outcome = RowOutcome::kConflict;
+      log(cycle, DramCommandKind::kPrecharge, plan_.bank, banks_[plan_.bank].row, request.id);
+      precharge(cycle, plan_.bank);
+      return;
+    }
+    case Cmd::kRead:
+    case Cmd::kWrite:
+      serve(cycle, completed);
+      return;
+    case Cmd::kNone:
+      break;
+  }
+  throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": issuing an empty plan");
+}
+
+void DramChannel::serve(std::uint64_t cycle, std::vector<DramCompletion>& completed) {
+  RequestQueue& queue = draining_ ? writes_ : reads_;
+  std::deque<Queued>& requests = queue.by_bank[plan_.bank];
+  const Queued request = requests[plan_.position];
+  Bank& bank = banks_[request.bank];
+  const bool is_write = plan_.cmd == Cmd::kWrite;
+  const std::uint64_t data_start = cycle + (is_write ? t_.tWL : t_.tCL);
+  const std::uint64_t done = data_start + burst_;
+  log(cycle, is_write ? DramCommandKind::kWrite : DramCommandKind::kRead, request.bank, request.row, request.id);
+  completed.push_back({request.id, cycle * period_ps_, done * period_ps_});
+
+  BankStats& bank_stats = stats_.banks[request.bank];
+  switch (request.outcome) {
+    case RowOutcome::kHit:
+      ++bank_stats.row_hits;
+      ++bank.streak;
+      break;
+    case RowOutcome::kMiss:
+      ++bank_stats.row_misses;
+      break;
+    case RowOutcome::kConflict:
+      ++bank_stats.row_conflicts;
+      break;
+  }
+  if (is_write) {
+    ++bank_stats.writes;
+    ++stats_.writes;
+    bank.pre_ready = std::max(bank.pre_ready, cycle + write_to_pre_);
+    read_after_write_ = std::max(read_after_write_, cycle + write_to_read_);
+  } else {
+    ++bank_stats.reads;
+    ++stats_.reads;
+    bank.pre_ready = std::max<std::uint64_t>(bank.pre_ready, cycle + t_.tRTP);
+    write_after_read_ = std::max(write_after_read_, cycle + read_to_write_);
+  }
+  stats_.data_bus_busy_ps += burst_ * period_ps_;
+  column_ready_ = cycle + column_gap_;
+  bus_free_ = std::max(bus_free_, done);
+  read_ready_ = std::max({column_ready_, read_after_write_, bus_free_ > t_.tCL ? bus_free_ - t_.tCL : 0});
+  write_ready_ = std::max({column_ready_, write_after_read_, bus_free_ > t_.tWL ? bus_free_ - t_.tWL : 0});
+
+  // Leave the queues; the request after the window's last (if any) enters the window.
+  integrate(cycle * period_ps_);
+  const std::size_t window = is_write ? write_window_ : read_window_;
+  // The request is in the window: search only there (the queue behind it may be long).
+  const auto window_last = queue.by_age.begin() + static_cast<std::ptrdiff_t>(std::min(window, queue.by_age.size()));
+  const auto age = std::lower_bound(queue.by_age.begin(), window_last, request.seq,
+                                    [](const Age& a, std::uint64_t seq) { return a.seq < seq; });
+  if (age == window_last || age->seq != request.seq) {
+    throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": served request " +
+                             std::to_string(request.id) + " is not queued");
+  }
+  queue.by_age.erase(age);
+  requests.erase(requests.begin() + plan_.position);
+  --queued_;
+  candidates_[request.bank].valid = false;
+  if (queue.by_age.size() >= window) candidates_[queue.by_age[window - 1].bank].valid = false;
+}
+
+void DramChannel::activate(std::uint64_t cycle, std::uint32_t bank_index, std::uint64_t row) {
+  Bank& bank = banks_[bank_index];
+  bank.open = true;
+  bank.row = row;
+  bank.streak = 0;
+  bank.col_ready = cycle + t_.tRCD;
+  bank.pre_ready = std::max<std::uint64_t>(bank.pre_ready, cycle + t_.tRAS);
+  candidates_[bank_index].valid = false;
+  ++open_banks_;
+  faw_[faw_next_] = cycle;
+  faw_next_ = (faw_next_ + 1) % 4;
+  ++activates_;
+  rrd_ready_ = cycle + t_.tRRD;
+  // The slot to be overwritten next holds the fourth-latest ACT: the next ACT must be tFAW after it.
+  const std::uint64_t faw_ready = activates_ >= 4 ? faw_[faw_next_] + t_.tFAW : 0;
+  act_ready_ = std::max(rrd_ready_, faw_ready);
+}
+
+void DramChannel::precharge(std::uint64_t cycle, std::uint32_t bank_index) {
+  Bank& bank = banks_[bank_index];
+  bank.open = false;
+  bank.act_ready = std::max<std::uint64_t>(bank.act_ready, cycle + t_.tRP);
+  candidates_[bank_index].valid = false;
+  --open_banks_;
+}
+
+void DramChannel::refresh(std::uint64_t cycle) {
+  log(cycle, DramCommandKind::kRefresh, 0, 0, kNoRequest);
+  refresh_end_ = cycle + t_.tRFC;
+  for (Bank& bank : banks_) bank.act_ready = std::max(bank.act_ready, refresh_end_);
+  invalidate_candidates();
+  refresh_due_ += t_.tREFI;
+  ++stats_.refreshes;
+}
+
+void DramChannel::catch_up_refresh(std::uint64_t until) {
+  if (!refresh_enabled_) return;
+  plan_dirty_ = true;  // plan_ is reused below
+  while (refresh_due_ < until) {
+    const std::uint64_t from = std::max(refresh_due_, next_command_);
+    bool settled = open_banks_ == 0 && from == refresh_due_;
+    for (std::size_t b = 0; settled && b < banks_.size(); ++b) settled = banks_[b].act_ready <= refresh_due_;
+    if (settled) {
+      // Every bank closed and ready: each REF issues exactly when due (tRFC < tREFI keeps it so), and the
+      // ones before `until` are n evenly spaced commands.
+      const std::uint64_t n = (until - 1 - refresh_due_) / t_.tREFI + 1;
+      if (log_ != nullptr) {
+        for (std::uint64_t k = 0; k < n; ++k) {
+          log(refresh_due_ + k * t_.tREFI, DramCommandKind::kRefresh, 0, 0, kNoRequest);
+        }
+      }
+      const std::uint64_t last = refresh_due_ + (n - 1) * t_.tREFI;
+      refresh_end_ = last + t_.tRFC;
+      for (Bank& bank : banks_) bank.act_ready = std::max(bank.act_ready, refresh_end_);
+  invalidate_candidates();
+      refresh_due_ += n * t_.tREFI;
+      stats_.refreshes += n;
+      next_command_ = last + 1;
+      return;
+    }
+    // Replay the command the refresh state machine would issue next, if before `until`.
+    plan_refresh(from);
+    if (plan_.cycle >= until) return;
+    next_command_ = plan_.cycle + 1;
+    if (plan_.cmd == Cmd::kRefresh) {
+      refresh(plan_.cycle);
+    } else {
+      log(plan_.cycle, DramCommandKind::kPrecharge, plan_.bank, banks_[plan_.bank].row, kNoRequest);
+      precharge(plan_.cycle, plan_.bank);
+    }
+  }
+}
+
+void DramChannel::log(std::uint64_t cycle, DramCommandKind kind, std::uint32_t bank, std::uint64_t row,
+                      std::uint64_t request_id) {
+  if (log_ == nullptr) return;
+  log_->push_back({cycle * period_ps_, row, request_id, index_, bank, kind});
+}
+
+}  // namespace gpumux::dram

@@ -1,0 +1,312 @@
+#pragma once
+// One GDDR5 channel of the cycle-level DRAM model: its banks, read and write queues, FR-FCFS scheduler and
+// refresh. Plain C++ (no SystemC): the DramController (dram_controller.h) owns one per channel and the
+// SystemC wrapper drives the controller. Times are command-clock cycles (tCK) inside, ps at the interface.
+//
+// Semantics (what the tests in tb/unit/dram_controller_test.cpp check):
+//
+// Requests. Each request moves one burst (the atom). It enters the channel's scheduler queue at the first
+//   command-clock edge strictly after its arrival (one cycle to enter the queue) and is a candidate from
+//   that edge on. Reads and writes wait in separate queues, oldest first.
+//
+// Commands and timing (names as in the GDDR5 standard JEDEC JESD212, simplified: one tRCD for reads and
+//   writes, no bank groups, all-bank refresh; B = burst_length / beats_per_clock cycles of data bus time):
+//   per bank   ACT->RD/WR >= tRCD; ACT->PRE >= tRAS; PRE->ACT >= tRP; RD->PRE >= tRTP;
+//              WR->PRE >= tWL + B + tWR (write recovery counts from the end of the write data).
+//   channel    ACT->ACT (any banks) >= tRRD; at most four ACTs in any tFAW window;
+//              column->column >= max(tCCD, B); WR->RD >= tWL + B + tWTR;
+//              RD->WR >= tCL + B + 2 - tWL: the read data must have left the bus, plus two cycles of bus
+//              turnaround. The 2 is our assumption (a typical controller setting), not a JESD212 value.
+//              The data bus never carries two bursts at once; at most one command per tCK.
+//   Read data occupies the bus [RD + tCL, RD + tCL + B), write data [WR + tWL, WR + tWL + B); a read
+//   completes with its last beat (RD + tCL + B), a write when its data is written (WR + tWL + B).
+//
+// Page policy: open page. A row stays open after its access until a request for another row of the bank
+//   (a conflict) or a refresh needs the bank.
+//
+// Scheduling, each cycle (Rixner et al., "Memory Access Scheduling", ISCA 2000: first-ready, first-come
+//   first-served, FR-FCFS), within the current mode:
+//   Mode: reads, except during a write drain. A drain starts when the pending writes reach
+//   write_drain_high, or when no read is pending and a write is; it ends when the pending writes are at
+//   most write_drain_low and a read is pending (or no write is left). Only requests of the mode's queue
+//   are candidates, and only the oldest read_queue (write_queue) of them: the window.
+//   1. Row hits first: the oldest request in the window whose row is open and whose column command is
+//      legal now issues its RD/WR. Row-hit cap: a hit is skipped while its bank has served row_hit_cap
+//      consecutive hits to the open row (counted since the row's ACT) and an older request of the window
+//      waits for another row of that bank. So an older request waits for at most row_hit_cap younger hits
+//      (fewer if the open row's streak had already started). Caps of this kind are common: Ramulator's
+//      FRFCFS_Cap scheduler and GPGPU-Sim's frfcfs_cap option bound row hits served ahead of older
+//      requests; Mutlu & Moscibroda (STFM, MICRO 2007) discuss FR-FCFS's unfairness to such requests.
+//      Our counter is our own definition, not taken from one of them. 0 = no cap: plain FR-FCFS, under
+//      which a stream of hits can postpone an older conflicting request indefinitely.
+//   2. Otherwise row commands, oldest request first: ACT for a request whose bank is closed, PRE for one
+//      whose bank has another row open. Our choice for "the oldest cannot proceed this cycle": any request
+//      of the window may issue its ACT/PRE when it is legal, the oldest such request winning; so a
+//      younger request to a ready bank does not wait behind an older one whose bank is still busy (bank
+//      parallelism, as in Rixner's bank-first schedulers). Two rules keep this from hurting older
+//      requests: a PRE is never issued while the window holds an uncapped row hit to the open row (that
+//      hit is served first), and requests to one bank get ACT/PRE in age order (same legality, oldest
+//      wins).
+//   A column command is issued only for the request it serves; ACT/PRE may then serve younger requests to
+//   the same row too.
+//
+// Refresh (if enabled): all-bank refresh due every tREFI per channel (first at tREFI). When due, the
+//   channel stops issuing ACTs and column commands, precharges its open banks as soon as tRAS, tRTP and
+//   the write recovery allow (lowest bank first among those ready), then issues REF once all banks are
+//   closed and tRP has passed; every bank is then unavailable for tRFC. The next refresh is due tREFI after
+//   the previous one was due (a late refresh does not shift the schedule).
+//   Lazy refresh: while a channel has no queued request, refreshes are not scheduled as events (so an idle
+//   channel never forces a wakeup): when the next request enters the queue (or when the controller is
+//   advanced), the refresh commands that fell in the idle time are replayed at the cycles they would have
+//   had, by the same rules, and counted; after the first of them the rest are closed form (REF exactly
+//   when due). This is exact: an idle channel's refreshes delay nobody, and one that would still be in
+//   progress (or about to start) when the request enters delays it exactly as if simulated every cycle. A
+//   refresh that falls due while requests are queued is simulated as an event.
+//
+// Statistics: each request is counted once, at its column command: a row hit if no ACT was issued for it
+//   (its row was open, possibly opened for an older request), a row conflict if a PRE was issued for it,
+//   else a row miss (the bank was closed and it needed an ACT).
+//
+// Determinism and speed: no hashing, no randomness, no allocation per request beyond the queues' own
+// storage. Each bank caches the command FR-FCFS would give it (from its own queue, oldest first, inside
+// the window), recomputed only when that bank's state or its part of the window changes; a decision is
+// then a loop over the banks. The channel computes the first cycle any candidate becomes legal and sleeps
+// until then (or until a request enters), which is exact because every rule above is a lower bound on a
+// cycle that only commands or arrivals move.
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <vector>
+
+#include "core/types.h"
+#include "mem/dram/address_mapping.h"
+#include "mem/dram/dram_config.h"
+
+namespace gpumux::dram {
+
+struct DramRequest {
+  std::uint64_t id = 0;       ///< the caller's tag, returned in the completion
+  std::uint64_t address = 0;  ///< byte address; the request moves one atom
+  bool is_write = false;
+  TimePs arrival_ps = 0;  ///< when it reaches the controller
+};
+
+struct DramCompletion {
+  std::uint64_t id = 0;
+  TimePs command_ps = 0;  ///< when its column command (RD/WR) issued
+  TimePs done_ps = 0;     ///< read: last data beat on the bus (RD + tCL + B); write: WR + tWL + B
+};
+
+struct BankStats {
+  std::uint64_t row_hits = 0;
+  std::uint64_t row_misses = 0;     ///< bank closed: needed an ACT
+  std::uint64_t row_conflicts = 0;  ///< another row open: needed a PRE first
+  std::uint64_t reads = 0;
+  std::uint64_t writes = 0;
+};
+
+struct ChannelStats {
+  std::vector<BankStats> banks;
+  std::uint64_t reads = 0;
+  std::uint64_t writes = 0;
+  std::uint64_t refreshes = 0;  ///< REF commands, including those replayed for idle time
+  TimePs data_bus_busy_ps = 0;  ///< bursts * burst time
+  /// Sum over time of (requests in the scheduler queues) * ps, for the mean occupancy. A request counts
+  /// from the edge it enters the queue to its column command.
+  double queue_occupancy_integral = 0;
+  std::uint64_t max_queue = 0;     ///< most requests in the scheduler queues at once
+  std::uint64_t write_drains = 0;  ///< drains forced by write_drain_high (not those for lack of reads)
+};
+
+/// One DRAM command, for waveforms and checks (DramController::set_command_log).
+enum class DramCommandKind : std::uint8_t { kActivate, kPrecharge, kRead, kWrite, kRefresh };
+
+inline constexpr std::uint64_t kNoRequest = std::numeric_limits<std::uint64_t>::max();
+inline constexpr std::uint64_t kNoRow = std::numeric_limits<std::uint64_t>::max();
+
+struct DramCommand {
+  TimePs time_ps = 0;
+  std::uint64_t row = 0;                 ///< ACT, RD, WR: the row; PRE: the row closed; REF: 0
+  std::uint64_t request_id = kNoRequest;  ///< the request it was issued for; kNoRequest for refresh
+  std::uint32_t channel = 0;
+  std::uint32_t bank = 0;  ///< REF: 0 (all banks)
+  DramCommandKind kind = DramCommandKind::kActivate;
+};
+
+inline constexpr std::uint64_t kNeverCycle = std::numeric_limits<std::uint64_t>::max();
+
+class DramChannel {
+ public:
+  /// `config` must be valid (validate()); `period_ps` is its command-clock period.
+  DramChannel(const DramConfig& config, std::uint32_t index, TimePs period_ps);
+
+  /// Queues a request that enters the scheduler at `eligible_cycle`, which must not precede the
+  /// eligible cycle of the previous push nor any cycle already stepped (the controller checks arrivals).
+  void push(std::uint64_t id, const DramAddress& where, bool is_write, std::uint64_t eligible_cycle);
+
+  /// The next cycle at which step() may change anything (kNeverCycle: none). Exact for the scheduler:
+  /// no command is issued before it, and stepping only at these cycles is the same as every cycle.
+  [[nodiscard]] std::uint64_t next_cycle() const { return next_cycle_; }
+
+  /// Processes cycle `cycle` (== next_cycle()): admits the requests eligible by then and issues at most
+  /// one command; a column command appends its completion.
+  void step(std::uint64_t cycle, std::vector<DramCompletion>& completed);
+
+  /// Brings the statistics and bank states up to `now_cycle` / `now_ps` (every step() at or before it
+  /// done): replays the refreshes of an idle channel up to now and integrates the queue occupancy.
+  void settle(std::uint64_t now_cycle, TimePs now_ps) {
+    // Inline and cheap: the controller calls it for every channel at every advance().
+    now_cycle_ = now_cycle;
+    if (queued_ == 0 && refresh_enabled_ && refresh_due_ <= now_cycle) catch_up_refresh(now_cycle + 1);
+    integrate(now_ps);
+  }
+
+  [[nodiscard]] const ChannelStats& stats() const { return stats_; }
+  /// Requests pushed and not yet served (column command issued), including those not yet eligible.
+  [[nodiscard]] std::size_t pending() const { return incoming_.size() + queued(); }
+  /// 0 idle (precharged), 1 a row open, 2 refreshing (REF issued, tRFC not over), as of the last settle().
+  [[nodiscard]] int bank_state(std::uint32_t bank) const;
+  /// The open row of `bank`, kNoRow when closed.
+  [[nodiscard]] std::uint64_t open_row(std::uint32_t bank) const;
+  [[nodiscard]] bool write_draining() const { return draining_; }
+  /// Every command issued from now on is appended to `log` (null: none).
+  void set_command_log(std::vector<DramCommand>* log) { log_ = log; }
+
+ private:
+  enum class RowOutcome : std::uint8_t { kHit, kMiss, kConflict };
+  enum class Cmd : std::uint8_t { kNone, kActivate, kPrecharge, kRead, kWrite, kRefreshPrecharge, kRefresh };
+
+  struct Queued {
+    std::uint64_t id;
+    std::uint64_t row;
+    std::uint64_t seq;  // age: push order within the channel
+    std::uint32_t bank;
+    RowOutcome outcome;
+    bool is_write;
+  };
+  struct Incoming {
+    Queued request;
+    std::uint64_t eligible_cycle;
+  };
+  struct Age {
+    std::uint64_t seq;
+    std::uint32_t bank;
+  };
+  // The queued requests of one kind (reads or writes), oldest first: all of them (to find the window,
+  // the oldest N) and each bank's (to find a bank's candidate without scanning the others).
+  struct RequestQueue {
+    std::deque<Age> by_age;
+    std::vector<std::deque<Queued>> by_bank;
+  };
+  struct Bank {
+    bool open = false;
+    std::uint64_t row = 0;
+    std::uint64_t act_ready = 0;  // earliest ACT: PRE + tRP, end of refresh
+    std::uint64_t pre_ready = 0;  // earliest PRE: ACT + tRAS, RD + tRTP, WR + tWL + B + tWR
+    std::uint64_t col_ready = 0;  // earliest RD/WR: ACT + tRCD
+    std::uint32_t streak = 0;     // row hits served since the open row's ACT
+  };
+  // The command FR-FCFS would give a bank next (for its oldest eligible window request), cached until
+  // the bank's state or its part of the window changes (every change of a Bank's bounds invalidates it).
+  // Its issue cycle is the max of the cached bank bound and the channel-wide bound of its command kind
+  // (tRRD, tFAW, column spacing, turnarounds), which other banks' commands move.
+  struct Candidate {
+    bool valid = false;
+    Cmd cmd = Cmd::kNone;
+    std::uint32_t position = 0;              // in the bank's queue
+    std::uint64_t bank_ready = kNeverCycle;  // the bank's own bound on the command (e.g. ACT + tRCD)
+    std::uint64_t rank = 0;                  // tie break at equal cycles: row hits first, then the oldest
+  };
+  struct Plan {
+    std::uint64_t cycle = kNeverCycle;
+    Cmd cmd = Cmd::kNone;
+    std::uint32_t bank = 0;
+    std::uint32_t position = 0;  // in the bank's queue of the mode, for request commands
+  };
+
+  [[nodiscard]] std::size_t queued() const { return queued_; }
+  [[nodiscard]] bool wants_drain() const;
+  [[nodiscard]] std::uint64_t window_end(const RequestQueue& queue, std::size_t window) const;
+  void admit(std::uint64_t cycle);
+  void update_mode();
+  void replan(std::uint64_t from);
+  void plan_requests(std::uint64_t from);
+  void compute_candidate(std::uint32_t bank, const RequestQueue& queue, std::uint64_t window_end);
+  void invalidate_candidates();
+  void plan_refresh(std::uint64_t from);
+  void issue(std::uint64_t cycle, std::vector<DramCompletion>& completed);
+  void serve(std::uint64_t cycle, std::vector<DramCompletion>& completed);
+  void activate(std::uint64_t cycle, std::uint32_t bank, std::uint64_t row);
+  void precharge(std::uint64_t cycle, std::uint32_t bank);
+  void refresh(std::uint64_t cycle);
+  void catch_up_refresh(std::uint64_t until);
+  void integrate(TimePs now_ps) {
+    if (now_ps <= integrated_to_ps_) return;
+    if (queued_ != 0) {
+      stats_.queue_occupancy_integral +=
+          static_cast<double>(queued_) * static_cast<double>(now_ps - integrated_to_ps_);
+    }
+    integrated_to_ps_ = now_ps;
+  }
+  void log(std::uint64_t cycle, DramCommandKind kind, std::uint32_t bank, std::uint64_t row,
+           std::uint64_t request_id);
+
+  // Configuration, in cycles.
+  std::uint32_t index_;
+  TimePs period_ps_;
+  DramTiming t_;
+  std::uint64_t burst_;         // B
+  std::uint64_t column_gap_;    // max(tCCD, B)
+  std::uint64_t write_to_read_;  // tWL + B + tWTR
+  std::uint64_t read_to_write_;  // max(0, tCL + B + 2 - tWL)
+  std::uint64_t write_to_pre_;  // tWL + B + tWR
+  std::size_t read_window_;
+  std::size_t write_window_;
+  std::size_t drain_high_;
+  std::size_t drain_low_;
+  std::uint32_t hit_cap_;
+  bool refresh_enabled_;
+
+  // Queues, oldest first.
+  std::deque<Incoming> incoming_;
+  std::uint64_t next_seq_ = 0;
+  RequestQueue reads_;
+  RequestQueue writes_;
+  std::size_t queued_ = 0;  // reads + writes in the queues
+  bool draining_ = false;
+
+  // Bank and channel timing state (earliest legal cycles).
+  std::vector<Bank> banks_;
+  std::uint32_t open_banks_ = 0;
+  std::uint64_t act_ready_ = 0;  // tRRD and tFAW
+  std::uint64_t rrd_ready_ = 0;
+  std::uint64_t faw_[4] = {0, 0, 0, 0};  // the last four ACT cycles, a ring
+  std::uint32_t faw_next_ = 0;
+  std::uint64_t activates_ = 0;
+  std::uint64_t column_ready_ = 0;      // last column + max(tCCD, B)
+  std::uint64_t read_after_write_ = 0;  // last WR + tWL + B + tWTR
+  std::uint64_t write_after_read_ = 0;  // last RD + read_to_write_
+  std::uint64_t bus_free_ = 0;          // end of the last burst on the data bus
+  std::uint64_t read_ready_ = 0;        // earliest RD by every channel constraint
+  std::uint64_t write_ready_ = 0;       // earliest WR by every channel constraint
+  std::uint64_t next_command_ = 0;      // one command per cycle: last command + 1
+  std::uint64_t refresh_due_ = 0;
+  std::uint64_t refresh_end_ = 0;  // last REF + tRFC
+
+  // Scheduler state.
+  Plan plan_;
+  bool plan_dirty_ = true;
+  std::uint64_t next_cycle_ = kNeverCycle;
+  std::vector<Candidate> candidates_;  // per bank, for the mode below
+  bool candidates_for_writes_ = false;
+
+  // Statistics.
+  ChannelStats stats_;
+  TimePs integrated_to_ps_ = 0;
+  std::uint64_t now_cycle_ = 0;
+  std::vector<DramCommand>* log_ = nullptr;
+};
+
+}  // namespace gpumux::dram
