@@ -40,17 +40,16 @@ const std::vector<std::string_view> kWarpKeys = {"scheduler",
                                                  "shared_memory_latency_cycles",
                                                  "memory_segment_bytes"};
 const std::vector<std::string_view> kUnitKeys = {"count", "latency_cycles"};
-const std::vector<std::string_view> kMemoryKeys = {"bandwidth_gb_per_s", "latency_ns", "model", "dram", "l2", "l1"};
+const std::vector<std::string_view> kMemoryKeys = {"bandwidth_gb_per_s", "latency_ns", "model", "dram", "l2"};
 const std::vector<std::string_view> kDramKeys = {
-    "command_clock_mhz", "channels",     "banks",           "row_bytes",        "bus_bytes",
-    "address_mapping",   "interleave_bytes", "read_queue",  "write_queue",      "write_drain_high",
-    "write_drain_low",   "row_hit_cap",  "refresh",         "timing"};
-const std::vector<std::string_view> kDramTimingKeys = {"tRCD", "tRP",  "tRAS", "tCL",  "tWL",
-                                                       "tCCD", "tRRD", "tFAW", "tWTR", "tRTP",
-                                                       "tWR",  "tRFC", "tREFI", "burst_length",
-                                                       "beats_per_clock"};
-const std::vector<std::string_view> kCacheKeys = {"capacity_kb", "associativity", "line_bytes", "sector_bytes",
-                                                  "hit_latency_cycles"};
+    "command_clock_mhz", "channels",         "banks",      "row_bytes",   "bus_bytes",
+    "address_mapping",   "interleave_bytes", "read_queue", "write_queue", "write_drain_high",
+    "write_drain_low",   "row_hit_cap",      "refresh",    "timing"};
+const std::vector<std::string_view> kDramTimingKeys = {
+    "tRCD", "tRP",  "tRAS", "tCL",  "tWL",   "tCCD",         "tRRD",           "tFAW",
+    "tWTR", "tRTP", "tWR",  "tRFC", "tREFI", "burst_length", "beats_per_clock"};
+const std::vector<std::string_view> kCacheKeys = {"capacity_kb", "associativity", "line_bytes",
+                                                  "sector_bytes", "hit_latency_cycles"};
 const std::vector<std::string_view> kPcieKeys = {"clock_mhz",   "lanes",      "bits_per_lane_per_cycle",
                                                  "burst_bytes", "latency_ns", "command_bytes"};
 const std::vector<std::string_view> kFrontendKeys = {"command_queues", "queue_depth", "copy_engines"};
@@ -71,7 +70,6 @@ const std::vector<std::pair<std::string_view, const std::vector<std::string_view
     {"memory.dram", &kDramKeys},
     {"memory.dram.timing", &kDramTimingKeys},
     {"memory.l2", &kCacheKeys},
-    {"memory.l1", &kCacheKeys},
     {"pcie", &kPcieKeys},
     {"frontend", &kFrontendKeys},
     {"context_switch", &kContextSwitchKeys}};
@@ -241,8 +239,9 @@ dram::DramTiming read_dram_timing(const YamlNode& node) {
   t.burst_length = m.required_u32_in("burst_length", 1, 64, "beats");
   t.beats_per_clock = m.required_u32_in("beats_per_clock", 1, 16, "beats");
   if (t.burst_length % t.beats_per_clock != 0) {
-    m.required("burst_length").fail("must be a multiple of beats_per_clock (" + std::to_string(t.beats_per_clock) +
-                                    "): a burst occupies whole command-clock cycles");
+    m.required("burst_length")
+        .fail("must be a multiple of beats_per_clock (" + std::to_string(t.beats_per_clock) +
+              "): a burst occupies whole command-clock cycles");
   }
   if (t.tREFI <= t.tRFC) m.required("tREFI").fail("must exceed tRFC (the channel would only refresh)");
   return t;
@@ -276,8 +275,8 @@ dram::DramConfig read_dram(const YamlNode& node) {
   // The rest of the model's own checks (dram_config.h), reported at the section.
   if (d.interleave_bytes % atom != 0 || d.row_bytes % d.interleave_bytes != 0) {
     m.required("interleave_bytes")
-        .fail("must be a multiple of the burst (" + std::to_string(atom) + " B = bus_bytes x burst_length) and divide row_bytes (" +
-              std::to_string(d.row_bytes) + ")");
+        .fail("must be a multiple of the burst (" + std::to_string(atom) +
+              " B = bus_bytes x burst_length) and divide row_bytes (" + std::to_string(d.row_bytes) + ")");
   }
   try {
     dram::validate(d);
@@ -290,7 +289,8 @@ dram::DramConfig read_dram(const YamlNode& node) {
 CacheLevelConfig read_cache_level(const YamlNode& node, bool write_back) {
   const YamlMap m(node, kCacheKeys);
   CacheLevelConfig c;
-  c.cache.capacity_bytes = static_cast<std::uint64_t>(m.required_u32_in("capacity_kb", 0, 1U << 20U, "KB")) * 1024U;
+  c.cache.capacity_bytes =
+      static_cast<std::uint64_t>(m.required_u32_in("capacity_kb", 0, 1U << 20U, "KB")) * 1024U;
   c.cache.associativity = m.required_u32_in("associativity", 1, 1024, "ways");
   c.cache.line_bytes = m.required_u32_in("line_bytes", 4, 4096, "bytes");
   c.cache.sector_bytes = m.optional_u32_in("sector_bytes", c.cache.line_bytes, 1, 4096, "bytes");
@@ -309,7 +309,8 @@ MemoryConfig read_memory(const YamlNode& node) {
   if (model == "dram") {
     mem.model = MemoryModel::kDram;
   } else if (model != "simple") {
-    m.required("model").fail("must be simple (one bandwidth pipe) or dram (L2 and GDDR5 channels), not '" + model + "'");
+    m.required("model").fail("must be simple (one bandwidth pipe) or dram (L2 and GDDR5 channels), not '" +
+                             model + "'");
   }
   const auto dram_node = m.optional("dram");
   const auto l2_node = m.optional("l2");
@@ -325,14 +326,15 @@ MemoryConfig read_memory(const YamlNode& node) {
     if (std::abs(peak - mem.bandwidth_gb_per_s) > 0.01 * mem.bandwidth_gb_per_s) {
       m.required("bandwidth_gb_per_s")
           .fail("is " + std::to_string(mem.bandwidth_gb_per_s) + " GB/s, but memory.dram gives a peak of " +
-                std::to_string(peak) + " GB/s (channels x bus_bytes x burst_length x command clock / burst cycles); they must agree within 1%");
+                std::to_string(peak) +
+                " GB/s (channels x bus_bytes x burst_length x command clock / burst cycles); they must agree "
+                "within 1%");
     }
   }
   if (l2_node) {
     mem.l2 = read_cache_level(*l2_node, true);
     if (mem.l2.cache.capacity_bytes == 0) m.required("l2").fail("capacity_kb must be positive");
   }
-  if (const auto l1 = m.optional("l1")) mem.l1 = read_cache_level(*l1, false);
   // Checked whenever the sections are there: --memory-model dram may select them.
   if (dram_node && l2_node) {
     const std::uint32_t atom = dram::atom_bytes(mem.dram);
@@ -346,22 +348,20 @@ MemoryConfig read_memory(const YamlNode& node) {
         throw InputError(m.required(key).where(), std::string("memory.") + key, e.what());
       }
       if (slice.capacity_bytes * slices != c.cache.capacity_bytes) {
-        m.required(key).fail("capacity_kb must split evenly over the " + std::to_string(slices) + " DRAM channels");
+        m.required(key).fail("capacity_kb must split evenly over the " + std::to_string(slices) +
+                             " DRAM channels");
       }
     };
     check_level(mem.l2, "l2", mem.dram.channels);
-    check_level(mem.l1, "l1", 1);
     const std::uint32_t line = mem.l2.cache.line_bytes;
     if (mem.l2.cache.sector_bytes % atom != 0 && atom % mem.l2.cache.sector_bytes != 0) {
-      m.required("l2").fail("sector_bytes must be a multiple or a divisor of the DRAM burst (" + std::to_string(atom) + " B)");
+      m.required("l2").fail("sector_bytes must be a multiple or a divisor of the DRAM burst (" +
+                            std::to_string(atom) + " B)");
     }
     if (line % atom != 0 || mem.dram.interleave_bytes % line != 0) {
       m.required("l2").fail("line_bytes must be a multiple of the DRAM burst (" + std::to_string(atom) +
-                            " B) and divide memory.dram.interleave_bytes (" + std::to_string(mem.dram.interleave_bytes) +
-                            "), so a line lives in one channel");
-    }
-    if (mem.l1.cache.capacity_bytes > 0 && mem.l1.cache.line_bytes > line) {
-      m.required("l1").fail("line_bytes must not exceed the L2's (" + std::to_string(line) + ")");
+                            " B) and divide memory.dram.interleave_bytes (" +
+                            std::to_string(mem.dram.interleave_bytes) + "), so a line lives in one channel");
     }
   }
   return mem;
@@ -505,8 +505,7 @@ nlohmann::json memory_document(const MemoryConfig& m) {
               {"tREFI", t.tREFI},
               {"burst_length", t.burst_length},
               {"beats_per_clock", t.beats_per_clock}}}}},
-          {"l2", cache_document(m.l2)},
-          {"l1", cache_document(m.l1)}};
+          {"l2", cache_document(m.l2)}};
 }
 
 }  // namespace

@@ -104,8 +104,7 @@ struct MemoryConfig {
   double latency_ns = 0;          ///< fixed access latency added after service (simple)
   MemoryModel model = MemoryModel::kSimple;
   dram::DramConfig dram;  ///< memory.dram (the dram model's channels)
-  CacheLevelConfig l2;    ///< memory.l2: the whole L2, one slice per DRAM channel
-  CacheLevelConfig l1;    ///< memory.l1: per SM, global loads only (capacity 0: none)
+  CacheLevelConfig l2;    ///< memory.l2: the whole L2, one slice per DRAM channel (no L1 is modelled)
 };
 
 /// The simple model with a bandwidth and a latency (tests, tools).

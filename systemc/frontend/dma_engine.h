@@ -30,8 +30,8 @@ namespace gpumux {
 
 class DmaEngine final : public sc_core::sc_module, public CommandEngine, private MemoryClient {
  public:
-  tlm_utils::simple_initiator_socket<DmaEngine> link_socket;    ///< to the PCIe link
-  MemoryPort::Socket memory_socket;                          ///< to the memory (mem/memory_port.h)
+  tlm_utils::simple_initiator_socket<DmaEngine> link_socket;  ///< to the PCIe link
+  MemoryPort::Socket memory_socket;                           ///< to the memory (mem/memory_port.h)
 
   /// `process_priority[p]`: the workload's priority of process p, which `policy` npq orders copies by.
   DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie, CopyPolicy policy,

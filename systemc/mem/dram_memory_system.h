@@ -104,6 +104,7 @@ class DramMemorySystem final : public MemoryTarget {
     std::uint32_t sectors = 0;
     std::uint32_t channel = 0;
     bool is_write = false;
+    bool live = false;  ///< sent and not answered
     TimePs arrival_ps = 0;
   };
   struct KernelTraffic {
@@ -128,8 +129,8 @@ class DramMemorySystem final : public MemoryTarget {
   void on_burst_done(const dram::DramCompletion& c);
 
   double core_clock_mhz_;
-  TimePs hit_ps_;       ///< L2 hit round trip
-  TimePs to_dram_ps_;   ///< request: SM to the channel's queue
+  TimePs hit_ps_;        ///< L2 hit round trip
+  TimePs to_dram_ps_;    ///< request: SM to the channel's queue
   TimePs from_dram_ps_;  ///< data: channel back to the SM
   std::uint32_t line_bytes_;
   std::uint32_t sector_bytes_;

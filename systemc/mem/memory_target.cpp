@@ -17,8 +17,8 @@ void MemoryTarget::admit(std::uint32_t initiator, std::uint64_t bytes, TimePs ar
     // order would be served after one that arrived later, or delay it. The model must not do that.
     std::ostringstream msg;
     const sc_core::sc_process_handle caller = sc_core::sc_get_current_process_handle();
-    msg << "invariant violated at " << ns_from_ps(sc_core::sc_time_stamp().value()) << " ns in "
-        << name() << ": a request from initiator " << initiator << " ("
+    msg << "invariant violated at " << ns_from_ps(sc_core::sc_time_stamp().value()) << " ns in " << name()
+        << ": a request from initiator " << initiator << " ("
         << (caller.valid() ? caller.name() : "no process") << ") arrives at " << ns_from_ps(arrival_ps)
         << " ns, before the previous request (number " << transactions_ << "), which arrived at "
         << ns_from_ps(last_arrival_ps_)
@@ -55,7 +55,8 @@ void MemoryTarget::respond(std::uint32_t initiator, tlm::tlm_generic_payload& pa
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   sc_core::sc_time delay = sc_core::sc_time::from_value(done_ps - now);
-  const tlm::tlm_sync_enum status = socket[static_cast<int>(initiator)]->nb_transport_bw(payload, phase, delay);
+  const tlm::tlm_sync_enum status =
+      socket[static_cast<int>(initiator)]->nb_transport_bw(payload, phase, delay);
   if (status != tlm::TLM_COMPLETED) {
     throw InvariantViolation(std::string(name()) + ": initiator " + std::to_string(initiator) +
                              " did not complete a response on the return path");

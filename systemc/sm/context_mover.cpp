@@ -77,7 +77,8 @@ void ContextMover::run() {
   while (true) {
     finish_answered();
     // Transfers with bursts left to send; those only waiting for answers are not candidates.
-    const bool sending = std::any_of(transfers_.begin(), transfers_.end(), [](const Transfer& t) { return t.left > 0; });
+    const bool sending =
+        std::any_of(transfers_.begin(), transfers_.end(), [](const Transfer& t) { return t.left > 0; });
     if (!sending) {
       sc_core::wait(requested_);
       quantum_keeper_.reset();

@@ -56,8 +56,8 @@ class ContextMover final : private MemoryClient {
     TimePs start_ps = 0;
     double sent_ps = 0;  ///< local time of the last burst sent, from start_ps (the pace is fractional)
     std::uint64_t left = 0;
-    std::uint32_t burst = 0;  ///< transaction size of this transfer
-    TimePs done_ps = 0;       ///< latest completion of a burst sent so far
+    std::uint32_t burst = 0;    ///< transaction size of this transfer
+    TimePs done_ps = 0;         ///< latest completion of a burst sent so far
     std::uint64_t offset = 0;   ///< bytes sent so far (the next burst's address in the SM's context area)
     std::uint32_t waiting = 0;  ///< bursts the memory has accepted and not answered yet (dram model)
     Done on_done;

@@ -71,8 +71,9 @@ std::vector<YAML::Node> candidates(const YAML::Node& current) {
       }
     }
   }
-  for (const char* text : {"1", "2", "3", "7", "64", "100", "1000", "0.5", "full", "per_sm", "other-name",
-                           "warp", "tb", "lrr", "gto", "largest", "dram", "simple", "on", "off"}) {
+  for (const char* text :
+       {"1",          "2",    "3",  "7",   "64",  "100",     "1000", "0.5",    "full", "per_sm",
+        "other-name", "warp", "tb", "lrr", "gto", "largest", "dram", "simple", "on",   "off"}) {
     scalar(text);
   }
   YAML::Node one(YAML::NodeType::Sequence);
@@ -115,11 +116,10 @@ void keep_dram_peak(YAML::Node& doc) {
   const YAML::Node dram = doc["memory"]["dram"];
   if (!dram.IsDefined() || !dram.IsMap()) return;
   try {
-    const double peak = dram["channels"].as<double>() * dram["bus_bytes"].as<double>() *
-                        dram["timing"]["burst_length"].as<double>() * dram["command_clock_mhz"].as<double>() *
-                        1e6 /
-                        (dram["timing"]["burst_length"].as<double>() / dram["timing"]["beats_per_clock"].as<double>()) /
-                        1e9;
+    const double peak =
+        dram["channels"].as<double>() * dram["bus_bytes"].as<double>() *
+        dram["timing"]["burst_length"].as<double>() * dram["command_clock_mhz"].as<double>() * 1e6 /
+        (dram["timing"]["burst_length"].as<double>() / dram["timing"]["beats_per_clock"].as<double>()) / 1e9;
     doc["memory"]["bandwidth_gb_per_s"] = std::to_string(peak);
   } catch (const YAML::Exception&) {
     // A candidate that is not a number: the loader rejects it anyway.

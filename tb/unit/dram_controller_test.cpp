@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -129,8 +130,8 @@ RunResult run_every_edge(DramController& controller, const std::vector<DramReque
 }
 
 /// Command cycles of one kind in one channel, in order.
-std::vector<std::uint64_t> command_cycles(const RunResult& run, const DramController& controller, DramCommandKind kind,
-                                          std::uint32_t channel = 0) {
+std::vector<std::uint64_t> command_cycles(const RunResult& run, const DramController& controller,
+                                          DramCommandKind kind, std::uint32_t channel = 0) {
   std::vector<std::uint64_t> cycles;
   for (const DramCommand& command : run.commands) {
     if (command.kind == kind && command.channel == channel) {
@@ -173,8 +174,8 @@ int check_timing(const DramConfig& config, const std::vector<DramCommand>& comma
     if (ok) return;
     if (++violations <= 10) {
       ADD_FAILURE() << "channel " << command.channel << " bank " << command.bank << " cycle "
-                    << command.time_ps / static_cast<TimePs>(period) << " kind " << static_cast<int>(command.kind)
-                    << ": " << rule;
+                    << command.time_ps / static_cast<TimePs>(period) << " kind "
+                    << static_cast<int>(command.kind) << ": " << rule;
     }
   };
   std::map<std::uint64_t, std::int64_t> column_cycle_of;  // request id -> its column command cycle
@@ -273,7 +274,8 @@ double achieved_bytes_per_second(const DramController& controller, const std::ve
     first = std::min(first, completion.command_ps);
     last = std::max(last, completion.done_ps);
   }
-  return static_cast<double>(done.size()) * controller.atom_bytes() / static_cast<double>(last - first) * 1e12;
+  return static_cast<double>(done.size()) * controller.atom_bytes() / static_cast<double>(last - first) *
+         1e12;
 }
 
 DramRequest read_at(std::uint64_t id, std::uint64_t address, TimePs arrival) {
@@ -301,23 +303,23 @@ TEST(DramAddressMapping, DecodesMixedRadixExamples) {
     EXPECT_EQ(got.column, column) << address;
   };
   expect(0, 0, 0, 0, 0);
-  expect(255, 0, 0, 0, 255);         // one chunk: channel 0, row 0
-  expect(256, 1, 0, 0, 0);           // the next chunk: the next channel
-  expect(5 * 256 + 64, 5, 0, 0, 64);  // the last channel
-  expect(6 * 256, 0, 0, 0, 256);     // all channels done: the next chunk of the same rows
-  expect(6 * 256 + 300 - 256, 0, 0, 0, 256 + 44);
-  expect(6 * 16 * 256, 0, 1, 0, 0);       // all 16 chunks of a row in every channel: the next bank
-  expect(6 * 16 * 16 * 256, 0, 0, 1, 0);  // every bank: the next row
+  expect(255, 0, 0, 0, 255);                // one chunk: channel 0, row 0
+  expect(256, 1, 0, 0, 0);                  // the next chunk: the next channel
+  expect(5 * 256 + 64, 5, 0, 0, 64);        // the last channel
+  expect(6 * 256, 0, 0, 0, 256);            // all channels done: the next chunk of the same rows
+  expect(6 * 256 + 44, 0, 0, 0, 256 + 44);  // byte 44 of that chunk
+  expect(6 * 16 * 256, 0, 1, 0, 0);         // all 16 chunks of a row in every channel: the next bank
+  expect(6 * 16 * 16 * 256, 0, 0, 1, 0);    // every bank: the next row
   // Row 3, bank 5, column chunk 7, channel 4, offset 100: ((((3*16)+5)*16+7)*6+4)*256+100.
   expect(1314404, 4, 5, 3, 7 * 256 + 100);
 }
 
 TEST(DramAddressMapping, FieldsInRangeAndBijective) {
-  for (const std::vector<std::string>& order : std::vector<std::vector<std::string>>{
-           {"row", "bank", "column", "channel"},
-           {"row", "column", "bank", "channel"},
-           {"row", "channel", "bank", "column"},
-           {"row", "bank", "channel", "column"}}) {
+  for (const std::vector<std::string>& order :
+       std::vector<std::vector<std::string>>{{"row", "bank", "column", "channel"},
+                                             {"row", "column", "bank", "channel"},
+                                             {"row", "channel", "bank", "column"},
+                                             {"row", "bank", "channel", "column"}}) {
     for (const std::uint32_t channels : {5u, 6u}) {
       DramConfig config = k20c_config();
       config.channels = channels;
@@ -361,24 +363,40 @@ TEST(DramConfigValidation, InvalidConfigsThrowNamingTheParameter) {
       {"bus_bytes", [](DramConfig& c) { c.bus_bytes = 0; }},
       {"command_clock_mhz", [](DramConfig& c) { c.command_clock_mhz = 0; }},
       {"command_clock_mhz", [](DramConfig& c) { c.command_clock_mhz = -5; }},
+      {"command_clock_mhz",
+       [](DramConfig& c) { c.command_clock_mhz = std::numeric_limits<double>::quiet_NaN(); }},
       {"beats_per_clock", [](DramConfig& c) { c.timing.beats_per_clock = 0; }},
-      {"burst_length", [](DramConfig& c) { c.timing.burst_length = 6; }},  // 1.5 cycles a burst
+      {"burst_length", [](DramConfig& c) { c.timing.burst_length = 6; }},     // 1.5 cycles a burst
       {"interleave_bytes", [](DramConfig& c) { c.interleave_bytes = 96; }},   // not a multiple of 64
       {"interleave_bytes", [](DramConfig& c) { c.interleave_bytes = 768; }},  // does not divide 4096
       {"interleave_bytes", [](DramConfig& c) { c.interleave_bytes = 0; }},
-      {"address_mapping", [](DramConfig& c) { c.address_mapping = {"row", "bank", "bank", "channel"}; }},
-      {"address_mapping", [](DramConfig& c) { c.address_mapping = {"row", "bank", "column"}; }},
-      {"address_mapping", [](DramConfig& c) { c.address_mapping = {"row", "bank", "col", "channel"}; }},
-      {"address_mapping", [](DramConfig& c) { c.address_mapping = {"bank", "row", "column", "channel"}; }},
+      {"address_mapping",
+       [](DramConfig& c) {
+         c.address_mapping = {"row", "bank", "bank", "channel"};
+       }},
+      {"address_mapping",
+       [](DramConfig& c) {
+         c.address_mapping = {"row", "bank", "column"};
+       }},
+      {"address_mapping",
+       [](DramConfig& c) {
+         c.address_mapping = {"row", "bank", "col", "channel"};
+       }},
+      {"address_mapping",
+       [](DramConfig& c) {
+         c.address_mapping = {"bank", "row", "column", "channel"};
+       }},
       {"read_queue", [](DramConfig& c) { c.read_queue = 0; }},
       {"write_queue", [](DramConfig& c) { c.write_queue = 0; }},
       {"write_drain_low", [](DramConfig& c) { c.write_drain_low = c.write_drain_high; }},
       {"write_drain_high", [](DramConfig& c) { c.write_drain_high = c.write_queue + 1; }},
-      {"tREFI", [](DramConfig& c) {
+      {"tREFI",
+       [](DramConfig& c) {
          c.refresh = true;
          c.timing.tREFI = c.timing.tRFC;
        }},
-      {"tRFC", [](DramConfig& c) {
+      {"tRFC",
+       [](DramConfig& c) {
          c.refresh = true;
          c.timing.tRFC = 0;
        }},
@@ -419,9 +437,9 @@ TEST(DramController, IdleLatencyOfMissHitAndConflict) {
   const std::uint64_t row1 = mapping.encode({0, 0, 1, 0});
   const std::uint64_t row1_next = mapping.encode({0, 0, 1, 64});
   const std::uint64_t row2 = mapping.encode({0, 0, 2, 0});
-  const RunResult run = run_event_driven(controller, {read_at(1, row1, 0),            // bank closed: a miss
-                                                read_at(2, row1_next, 1000 * period),  // a row hit
-                                                read_at(3, row2, 2000 * period)});     // a conflict
+  const RunResult run = run_event_driven(controller, {read_at(1, row1, 0),  // bank closed: a miss
+                                                      read_at(2, row1_next, 1000 * period),  // a row hit
+                                                      read_at(3, row2, 2000 * period)});     // a conflict
   const auto done = by_id(run.completions);
   ASSERT_EQ(done.size(), 3u);
   // Arrival at 0 (an edge): eligible at edge 1, ACT there, RD tRCD later, last beat tCL + B after RD.
@@ -440,6 +458,11 @@ TEST(DramController, IdleLatencyOfMissHitAndConflict) {
   EXPECT_EQ(bank.reads, 3u);
   EXPECT_EQ(controller.channel_stats(0).reads, 3u);
   EXPECT_EQ(controller.channel_stats(0).data_bus_busy_ps, 3 * burst(config) * period);
+  // In the queue from the eligible edge to the column command: 16 + 0 + 32 cycles, one at a time.
+  EXPECT_DOUBLE_EQ(controller.channel_stats(0).queue_occupancy_integral,
+                   static_cast<double>((t.tRCD + 0 + t.tRP + t.tRCD) * period));
+  EXPECT_EQ(controller.channel_stats(0).max_queue, 1u);
+  EXPECT_EQ(controller.channel_stats(1).max_queue, 0u);
   EXPECT_EQ(check_timing(config, run.commands, run.completions), 0);
   EXPECT_EQ(controller.bank_state(0, 0), 1);
   EXPECT_EQ(controller.open_row(0, 0), 2u);
@@ -453,8 +476,8 @@ TEST(DramController, ConflictRightAfterActivateWaitsForTras) {
   DramController controller(config);
   const TimePs period = controller.clock_period_ps();
   const auto& mapping = controller.mapping();
-  const RunResult run = run_event_driven(controller, {read_at(1, mapping.encode({0, 3, 1, 0}), 0),
-                                                read_at(2, mapping.encode({0, 3, 2, 0}), 0)});
+  const RunResult run = run_event_driven(
+      controller, {read_at(1, mapping.encode({0, 3, 1, 0}), 0), read_at(2, mapping.encode({0, 3, 2, 0}), 0)});
   const auto done = by_id(run.completions);
   // ACT at 1, RD at 1 + tRCD; the PRE for request 2 waits for ACT + tRAS (later than RD + tRTP).
   const std::uint64_t pre = std::max<std::uint64_t>(1 + t.tRAS, 1 + t.tRCD + t.tRTP);
@@ -487,6 +510,7 @@ TEST(DramController, EligibleAtTheFirstEdgeStrictlyAfterArrivalAndWriteLatency) 
   EXPECT_EQ(by.at(2).done_ps, (501 + t.tWL + burst(config)) * period);
   EXPECT_EQ(by.at(3).command_ps, 901 * period);
   EXPECT_EQ(controller.channel_stats(0).writes, 1u);
+  EXPECT_EQ(controller.channel_stats(0).write_drains, 0u);  // served for want of reads, not a forced drain
   EXPECT_EQ(controller.channel_stats(0).banks[0].row_hits, 2u);
   EXPECT_EQ(controller.next_event_ps(), kNever);
 }
@@ -532,13 +556,14 @@ TEST(DramController, RandomReadsAreBoundByActivateRate) {
   const DramConfig config = k20c_config();
   const dram::DramTiming& t = config.timing;
   DramController sequential(config);
-  const double row_hit_bw =
-      achieved_bytes_per_second(sequential, run_event_driven(sequential, sequential_reads(5 * 2000, 64)).completions);
+  const double row_hit_bw = achieved_bytes_per_second(
+      sequential, run_event_driven(sequential, sequential_reads(5 * 2000, 64)).completions);
 
   DramController controller(config);
   std::mt19937_64 random(7);
   std::vector<DramRequest> requests;
-  for (std::uint64_t i = 0; i < 5 * 2000; ++i) requests.push_back(read_at(i, (random() % (1ULL << 26)) * 64, 0));
+  for (std::uint64_t i = 0; i < 5 * 2000; ++i)
+    requests.push_back(read_at(i, (random() % (1ULL << 26)) * 64, 0));
   const RunResult run = run_event_driven(controller, requests);
   ASSERT_EQ(run.completions.size(), requests.size());
   EXPECT_EQ(check_timing(config, run.commands, run.completions), 0);
@@ -549,17 +574,19 @@ TEST(DramController, RandomReadsAreBoundByActivateRate) {
   // (almost) every request needing its own ACT, a channel serves one atom per ACT, and ACTs are at least
   // max(tRRD, tFAW / 4, tRC / banks, B) apart (tRC = tRAS + tRP: one bank's ACT-to-ACT; B: one burst per
   // column command). The bound, scaled by the requests served per ACT (a few random hits):
-  const double cycles_per_act = std::max({static_cast<double>(t.tRRD), t.tFAW / 4.0,
-                                          static_cast<double>(t.tRAS + t.tRP) / config.banks,
-                                          static_cast<double>(burst(config))});
+  const double cycles_per_act =
+      std::max({static_cast<double>(t.tRRD), t.tFAW / 4.0, static_cast<double>(t.tRAS + t.tRP) / config.banks,
+                static_cast<double>(burst(config))});
   const auto done = by_id(run.completions);
   for (std::uint32_t c = 0; c < config.channels; ++c) {
     std::vector<DramCompletion> channel_done;
     for (const DramRequest& request : requests) {
-      if (controller.mapping().decode(request.address).channel == c) channel_done.push_back(done.at(request.id));
+      if (controller.mapping().decode(request.address).channel == c)
+        channel_done.push_back(done.at(request.id));
     }
     std::uint64_t activates = 0;
-    for (const auto& bank : controller.channel_stats(c).banks) activates += bank.row_misses + bank.row_conflicts;
+    for (const auto& bank : controller.channel_stats(c).banks)
+      activates += bank.row_misses + bank.row_conflicts;
     ASSERT_GT(activates, channel_done.size() * 98 / 100);
     const double bound = 64.0 * (static_cast<double>(channel_done.size()) / static_cast<double>(activates)) /
                          (cycles_per_act * static_cast<double>(controller.clock_period_ps()) * 1e-12);
@@ -581,7 +608,8 @@ TEST(DramController, RandomReadsAreBoundByActivateRate) {
 
 /// Opens row 1 of bank 0 (request 0), then at edge 200 queues an older conflict (request 100, row 2)
 /// followed by six younger row hits (requests 1..6, row 1). Returns the completions by id.
-std::map<std::uint64_t, DramCompletion> run_hits_against_conflict(std::uint32_t cap, RunResult* out = nullptr) {
+std::map<std::uint64_t, DramCompletion> run_hits_against_conflict(std::uint32_t cap,
+                                                                  RunResult* out = nullptr) {
   DramConfig config = k20c_config();
   config.row_hit_cap = cap;
   DramController controller(config);
@@ -589,7 +617,8 @@ std::map<std::uint64_t, DramCompletion> run_hits_against_conflict(std::uint32_t 
   const TimePs at = 200 * controller.clock_period_ps();
   std::vector<DramRequest> requests = {read_at(0, mapping.encode({0, 0, 1, 0}), 0),
                                        read_at(100, mapping.encode({0, 0, 2, 0}), at)};
-  for (std::uint32_t i = 1; i <= 6; ++i) requests.push_back(read_at(i, mapping.encode({0, 0, 1, 64 * i}), at));
+  for (std::uint32_t i = 1; i <= 6; ++i)
+    requests.push_back(read_at(i, mapping.encode({0, 0, 1, 64 * i}), at));
   RunResult run = run_event_driven(controller, requests);
   EXPECT_EQ(check_timing(config, run.commands, run.completions), 0);
   if (out != nullptr) *out = run;
@@ -599,6 +628,22 @@ std::map<std::uint64_t, DramCompletion> run_hits_against_conflict(std::uint32_t 
 TEST(DramController, YoungerRowHitsOvertakeAnOlderConflict) {
   const auto done = run_hits_against_conflict(0);
   for (std::uint64_t id = 1; id <= 6; ++id) EXPECT_LT(done.at(id).command_ps, done.at(100).command_ps) << id;
+}
+
+TEST(DramController, RowHitGoesBeforeAnOlderActivateInTheSameCycle) {
+  const DramConfig config = k20c_config();
+  DramController controller(config);
+  const TimePs period = controller.clock_period_ps();
+  const auto& mapping = controller.mapping();
+  // Row 1 of bank 0 open; then an older miss (bank 1) and a younger hit (bank 0) both legal at edge 101.
+  const RunResult run =
+      run_event_driven(controller, {read_at(0, mapping.encode({0, 0, 1, 0}), 0),
+                                    read_at(1, mapping.encode({0, 1, 3, 0}), 100 * period),
+                                    read_at(2, mapping.encode({0, 0, 1, 64}), 100 * period)});
+  EXPECT_EQ(by_id(run.completions).at(2).command_ps, 101 * period);  // the hit first (first ready)
+  EXPECT_EQ(command_cycles(run, controller, DramCommandKind::kActivate),
+            (std::vector<std::uint64_t>{1, 102}));
+  EXPECT_EQ(by_id(run.completions).at(1).command_ps, (102 + config.timing.tRCD) * period);
 }
 
 TEST(DramController, RowHitCapLimitsOvertaking) {
@@ -629,7 +674,9 @@ TEST(DramController, WritesDrainBetweenWatermarksWithTurnaround) {
   // 400 reads to one open row of channel 0 (row hits, about 2 cycles each) keep reads pending
   // throughout; writes to another bank trickle in every 20 cycles.
   std::vector<DramRequest> requests;
-  for (std::uint32_t i = 0; i < 400; ++i) requests.push_back(read_at(i, mapping.encode({0, 0, 1, (i % 64) * 64}), 0));
+  for (std::uint32_t i = 0; i < 400; ++i) {
+    requests.push_back(read_at(i, mapping.encode({0, 0, 1, (i % 64) * 64}), 0));
+  }
   std::vector<std::uint64_t> write_eligible;  // cycles
   for (std::uint32_t k = 0; k < 30; ++k) {
     const TimePs arrival = (10 + 20 * k) * period + 1;
@@ -665,7 +712,8 @@ TEST(DramController, WritesDrainBetweenWatermarksWithTurnaround) {
   ASSERT_NE(block_end, columns.end());
   const std::uint64_t last_write = std::prev(block_end)->first;
   const auto writes_eligible_by = [&](std::uint64_t cycle) {
-    return std::count_if(write_eligible.begin(), write_eligible.end(), [&](std::uint64_t e) { return e <= cycle; });
+    return std::count_if(write_eligible.begin(), write_eligible.end(),
+                         [&](std::uint64_t e) { return e <= cycle; });
   };
   const auto issued = block_end - first_write;
   EXPECT_EQ(static_cast<std::int64_t>(writes_eligible_by(last_write) - issued), config.write_drain_low);
@@ -680,15 +728,17 @@ TEST(DramController, WritesDrainBetweenWatermarksWithTurnaround) {
 // tFAW
 
 TEST(DramController, FifthActivateWaitsForTheFawWindow) {
-  // tRRD = 2 makes tFAW the binding limit (4 x 2 < 30); with tRRD = 8 (32 >= 30) it is tRRD, and row hits
-  // (RD of the earlier banks) may take an ACT's slot on the command bus, so only the bounds are exact.
+  // tRRD = 2 makes tFAW the binding limit (4 x 2 < 30); with tRRD = 8 (32 >= 30) it is tRRD, and the RDs
+  // of the earlier banks (tRCD = 16 after their ACT) take the command bus first when they coincide.
   for (const std::uint32_t rrd : {2u, 8u}) {
     DramConfig config = k20c_config();
     config.timing.tRRD = rrd;
     DramController controller(config);
     const auto& mapping = controller.mapping();
     std::vector<DramRequest> requests;
-    for (std::uint32_t bank = 0; bank < 5; ++bank) requests.push_back(read_at(bank, mapping.encode({0, bank, 7, 0}), 0));
+    for (std::uint32_t bank = 0; bank < 5; ++bank) {
+      requests.push_back(read_at(bank, mapping.encode({0, bank, 7, 0}), 0));
+    }
     const RunResult run = run_event_driven(controller, requests);
     const auto acts = command_cycles(run, controller, DramCommandKind::kActivate);
     ASSERT_EQ(acts.size(), 5u);
@@ -696,6 +746,10 @@ TEST(DramController, FifthActivateWaitsForTheFawWindow) {
     EXPECT_GE(acts[4] - acts[0], config.timing.tFAW);
     if (rrd == 2) {
       EXPECT_EQ(acts, (std::vector<std::uint64_t>{1, 3, 5, 7, 1 + config.timing.tFAW}));
+    } else {
+      // ACT 1, 9; the 3rd, legal at 17, yields to bank 0's RD (1 + 16); the 5th, legal at 34 (tRRD after
+      // 26; tFAW after 1 allows 31), yields to bank 2's RD (18 + 16).
+      EXPECT_EQ(acts, (std::vector<std::uint64_t>{1, 9, 18, 26, 35}));
     }
     EXPECT_EQ(check_timing(config, run.commands, run.completions), 0);
   }
@@ -722,7 +776,8 @@ TEST(DramController, RefreshCountAndBandwidthCost) {
   const std::uint64_t end_cycle = end / with.clock_period_ps();
   for (std::uint32_t c = 0; c < config.channels; ++c) {
     const auto expected = static_cast<std::int64_t>(end_cycle / t.tREFI);
-    EXPECT_NEAR(static_cast<double>(with.channel_stats(c).refreshes), static_cast<double>(expected), 1.0) << c;
+    EXPECT_NEAR(static_cast<double>(with.channel_stats(c).refreshes), static_cast<double>(expected), 1.0)
+        << c;
     EXPECT_EQ(without.channel_stats(c).refreshes, 0u);
   }
   // Each refresh stops the data bus for at least tRFC. At most, per refresh: waiting for the open banks'
@@ -816,7 +871,8 @@ TEST(DramController, RefreshDueWhileRequestsWaitIsModelled) {
 
 /// A mixed stream: runs of sequential atoms and random ones, 30% writes, bursty arrivals with a few idle
 /// gaps of several refresh intervals.
-std::vector<DramRequest> mixed_stream(std::uint64_t count, std::uint64_t seed, TimePs period, std::uint64_t gap_cycles) {
+std::vector<DramRequest> mixed_stream(std::uint64_t count, std::uint64_t seed, TimePs period,
+                                      std::uint64_t gap_cycles) {
   std::mt19937_64 random(seed);
   std::vector<DramRequest> requests;
   requests.reserve(count);
@@ -845,7 +901,8 @@ void expect_same_stats(const DramController& a, const DramController& b) {
     EXPECT_EQ(x.data_bus_busy_ps, y.data_bus_busy_ps);
     EXPECT_EQ(x.max_queue, y.max_queue);
     EXPECT_EQ(x.write_drains, y.write_drains);
-    EXPECT_NEAR(x.queue_occupancy_integral, y.queue_occupancy_integral, 1e-9 * x.queue_occupancy_integral + 1);
+    EXPECT_NEAR(x.queue_occupancy_integral, y.queue_occupancy_integral,
+                1e-9 * x.queue_occupancy_integral + 1);
     for (std::size_t bank = 0; bank < x.banks.size(); ++bank) {
       EXPECT_EQ(x.banks[bank].row_hits, y.banks[bank].row_hits);
       EXPECT_EQ(x.banks[bank].row_misses, y.banks[bank].row_misses);

@@ -137,8 +137,8 @@ void DramChannel::plan_requests(std::uint64_t from) {
   const std::uint64_t end = window_end(queue, writing ? write_window_ : read_window_);
   const std::uint64_t column_ready = std::max(from, writing ? write_ready_ : read_ready_);
   // The channel-wide bound of each command kind (indexed by Cmd), every one at least `from`.
-  const std::uint64_t channel_ready[] = {kNeverCycle,  std::max(from, act_ready_), from, column_ready,
-                                         column_ready, kNeverCycle,                kNeverCycle};
+  const std::uint64_t channel_ready[] = {
+      kNeverCycle, std::max(from, act_ready_), from, column_ready, column_ready, kNeverCycle, kNeverCycle};
   static_assert(static_cast<int>(Cmd::kNone) == 0 && static_cast<int>(Cmd::kActivate) == 1 &&
                 static_cast<int>(Cmd::kPrecharge) == 2 && static_cast<int>(Cmd::kRead) == 3 &&
                 static_cast<int>(Cmd::kWrite) == 4 && static_cast<int>(Cmd::kRefresh) == 6);
@@ -154,7 +154,8 @@ void DramChannel::plan_requests(std::uint64_t from) {
   for (std::uint32_t b = 0; b < banks; ++b) {
     if (!candidates_[b].valid) compute_candidate(b, queue, end);
     const Candidate& candidate = candidates_[b];
-    const std::uint64_t ready = std::max(candidate.bank_ready, channel_ready[static_cast<int>(candidate.cmd)]);
+    const std::uint64_t ready =
+        std::max(candidate.bank_ready, channel_ready[static_cast<int>(candidate.cmd)]);
     // Branch-free: which bank wins is data dependent and would mispredict often.
     const bool better = (ready < best_cycle) | ((ready == best_cycle) & (candidate.rank < best_rank));
     best_cycle = better ? ready : best_cycle;
@@ -264,7 +265,8 @@ void DramChannel::serve(std::uint64_t cycle, std::vector<DramCompletion>& comple
   const bool is_write = plan_.cmd == Cmd::kWrite;
   const std::uint64_t data_start = cycle + (is_write ? t_.tWL : t_.tCL);
   const std::uint64_t done = data_start + burst_;
-  log(cycle, is_write ? DramCommandKind::kWrite : DramCommandKind::kRead, request.bank, request.row, request.id);
+  log(cycle, is_write ? DramCommandKind::kWrite : DramCommandKind::kRead, request.bank, request.row,
+      request.id);
   completed.push_back({request.id, cycle * period_ps_, done * period_ps_});
 
   BankStats& bank_stats = stats_.banks[request.bank];
@@ -301,7 +303,8 @@ void DramChannel::serve(std::uint64_t cycle, std::vector<DramCompletion>& comple
   integrate(cycle * period_ps_);
   const std::size_t window = is_write ? write_window_ : read_window_;
   // The request is in the window: search only there (the queue behind it may be long).
-  const auto window_last = queue.by_age.begin() + static_cast<std::ptrdiff_t>(std::min(window, queue.by_age.size()));
+  const auto window_last =
+      queue.by_age.begin() + static_cast<std::ptrdiff_t>(std::min(window, queue.by_age.size()));
   const auto age = std::lower_bound(queue.by_age.begin(), window_last, request.seq,
                                     [](const Age& a, std::uint64_t seq) { return a.seq < seq; });
   if (age == window_last || age->seq != request.seq) {
@@ -369,7 +372,7 @@ void DramChannel::catch_up_refresh(std::uint64_t until) {
       const std::uint64_t last = refresh_due_ + (n - 1) * t_.tREFI;
       refresh_end_ = last + t_.tRFC;
       for (Bank& bank : banks_) bank.act_ready = std::max(bank.act_ready, refresh_end_);
-  invalidate_candidates();
+      invalidate_candidates();
       refresh_due_ += n * t_.tREFI;
       stats_.refreshes += n;
       next_command_ = last + 1;

@@ -41,12 +41,12 @@
 //      which a stream of hits can postpone an older conflicting request indefinitely.
 //   2. Otherwise row commands, oldest request first: ACT for a request whose bank is closed, PRE for one
 //      whose bank has another row open. Our choice for "the oldest cannot proceed this cycle": any request
-//      of the window may issue its ACT/PRE when it is legal, the oldest such request winning; so a
-//      younger request to a ready bank does not wait behind an older one whose bank is still busy (bank
-//      parallelism, as in Rixner's bank-first schedulers). Two rules keep this from hurting older
-//      requests: a PRE is never issued while the window holds an uncapped row hit to the open row (that
-//      hit is served first), and requests to one bank get ACT/PRE in age order (same legality, oldest
-//      wins).
+//      of the window may issue its ACT/PRE when it is legal, the oldest such request winning (first
+//      ready, then first come, as for column commands); so a younger request to a ready bank does not
+//      wait behind an older one whose bank is still busy, which keeps the banks working in parallel. Two
+//      rules keep this from hurting older requests: a PRE is never issued while the window holds an
+//      uncapped row hit to the open row (that hit is served first), and requests to one bank get ACT/PRE
+//      in age order (same legality, oldest wins).
 //   A column command is issued only for the request it serves; ACT/PRE may then serve younger requests to
 //   the same row too.
 //
@@ -74,6 +74,7 @@
 // until then (or until a request enters), which is exact because every rule above is a lower bound on a
 // cycle that only commands or arrivals move.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -128,7 +129,7 @@ inline constexpr std::uint64_t kNoRow = std::numeric_limits<std::uint64_t>::max(
 
 struct DramCommand {
   TimePs time_ps = 0;
-  std::uint64_t row = 0;                 ///< ACT, RD, WR: the row; PRE: the row closed; REF: 0
+  std::uint64_t row = 0;                  ///< ACT, RD, WR: the row; PRE: the row closed; REF: 0
   std::uint64_t request_id = kNoRequest;  ///< the request it was issued for; kNoRequest for refresh
   std::uint32_t channel = 0;
   std::uint32_t bank = 0;  ///< REF: 0 (all banks)
@@ -257,11 +258,11 @@ class DramChannel {
   std::uint32_t index_;
   TimePs period_ps_;
   DramTiming t_;
-  std::uint64_t burst_;         // B
-  std::uint64_t column_gap_;    // max(tCCD, B)
+  std::uint64_t burst_;          // B
+  std::uint64_t column_gap_;     // max(tCCD, B)
   std::uint64_t write_to_read_;  // tWL + B + tWTR
   std::uint64_t read_to_write_;  // max(0, tCL + B + 2 - tWL)
-  std::uint64_t write_to_pre_;  // tWL + B + tWR
+  std::uint64_t write_to_pre_;   // tWL + B + tWR
   std::size_t read_window_;
   std::size_t write_window_;
   std::size_t drain_high_;
@@ -282,7 +283,7 @@ class DramChannel {
   std::uint32_t open_banks_ = 0;
   std::uint64_t act_ready_ = 0;  // tRRD and tFAW
   std::uint64_t rrd_ready_ = 0;
-  std::uint64_t faw_[4] = {0, 0, 0, 0};  // the last four ACT cycles, a ring
+  std::array<std::uint64_t, 4> faw_{};  // the last four ACT cycles, a ring
   std::uint32_t faw_next_ = 0;
   std::uint64_t activates_ = 0;
   std::uint64_t column_ready_ = 0;      // last column + max(tCCD, B)

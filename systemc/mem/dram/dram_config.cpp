@@ -23,15 +23,14 @@ void validate_mapping(const DramConfig& config) {
   static const std::array<std::string, 4> kFields = {"row", "bank", "column", "channel"};
   const auto& mapping = config.address_mapping;
   if (mapping.size() != kFields.size()) {
-    reject("address_mapping", "must list the 4 fields row, bank, column, channel (got " +
-                                  std::to_string(mapping.size()) + ")");
+    reject("address_mapping",
+           "must list the 4 fields row, bank, column, channel (got " + std::to_string(mapping.size()) + ")");
   }
   for (const std::string& field : kFields) {
     if (std::count(mapping.begin(), mapping.end(), field) != 1) {
-      reject("address_mapping", "must be a permutation of row, bank, column, channel ('" + field +
-                                    "' appears " +
-                                    std::to_string(std::count(mapping.begin(), mapping.end(), field)) +
-                                    " times)");
+      reject("address_mapping",
+             "must be a permutation of row, bank, column, channel ('" + field + "' appears " +
+                 std::to_string(std::count(mapping.begin(), mapping.end(), field)) + " times)");
     }
   }
   // The row count is not configured: the row is what is left of the address above the other fields,
@@ -45,7 +44,8 @@ std::uint64_t command_clock_period_ps(const DramConfig& config) {
   const double mhz = config.command_clock_mhz;
   // 1e6 MHz would round to a 1 ps period; anything faster cannot be represented on the ps grid.
   if (!std::isfinite(mhz) || mhz <= 0 || mhz > 1e6) {
-    reject("command_clock_mhz", "must be a finite frequency in (0, 1e6] MHz (got " + std::to_string(mhz) + ")");
+    reject("command_clock_mhz",
+           "must be a finite frequency in (0, 1e6] MHz (got " + std::to_string(mhz) + ")");
   }
   return round_to_ps(1e6 / mhz);
 }
@@ -69,9 +69,9 @@ void validate(const DramConfig& config) {
 
   const std::uint64_t atom = std::uint64_t{config.bus_bytes} * t.burst_length;
   if (config.interleave_bytes % atom != 0) {
-    reject("interleave_bytes", "must be a multiple of the access atom bus_bytes * burst_length = " +
-                                   std::to_string(atom) + " (got " + std::to_string(config.interleave_bytes) +
-                                   ")");
+    reject("interleave_bytes",
+           "must be a multiple of the access atom bus_bytes * burst_length = " + std::to_string(atom) +
+               " (got " + std::to_string(config.interleave_bytes) + ")");
   }
   if (config.row_bytes % config.interleave_bytes != 0) {
     reject("interleave_bytes", "must divide row_bytes = " + std::to_string(config.row_bytes) + " (got " +
@@ -94,8 +94,8 @@ void validate(const DramConfig& config) {
     require_positive("timing.tRFC", t.tRFC);
     // A channel must be able to do something besides refreshing.
     if (t.tREFI <= t.tRFC) {
-      reject("timing.tREFI", "must exceed timing.tRFC = " + std::to_string(t.tRFC) + " when refresh is on (got " +
-                                 std::to_string(t.tREFI) + ")");
+      reject("timing.tREFI", "must exceed timing.tRFC = " + std::to_string(t.tRFC) +
+                                 " when refresh is on (got " + std::to_string(t.tREFI) + ")");
     }
   }
 }

@@ -16,19 +16,19 @@ namespace gpumux::dram {
 
 /// Every timing is in command-clock cycles (tCK).
 struct DramTiming {
-  std::uint32_t tRCD = 0;   ///< ACT -> RD/WR, same bank
-  std::uint32_t tRP = 0;    ///< PRE -> ACT, same bank
-  std::uint32_t tRAS = 0;   ///< ACT -> PRE, same bank
-  std::uint32_t tCL = 0;    ///< RD -> first data beat
-  std::uint32_t tWL = 0;    ///< WR -> first data beat
-  std::uint32_t tCCD = 0;   ///< column command -> column command, any banks of the channel
-  std::uint32_t tRRD = 0;   ///< ACT -> ACT, different banks
-  std::uint32_t tFAW = 0;   ///< window holding at most four ACTs
-  std::uint32_t tWTR = 0;   ///< end of write data -> RD
-  std::uint32_t tRTP = 0;   ///< RD -> PRE, same bank
-  std::uint32_t tWR = 0;    ///< end of write data -> PRE, same bank (write recovery)
-  std::uint32_t tRFC = 0;   ///< REF -> any ACT (the channel is refreshing)
-  std::uint32_t tREFI = 0;  ///< mean interval between REF commands
+  std::uint32_t tRCD = 0;             ///< ACT -> RD/WR, same bank
+  std::uint32_t tRP = 0;              ///< PRE -> ACT, same bank
+  std::uint32_t tRAS = 0;             ///< ACT -> PRE, same bank
+  std::uint32_t tCL = 0;              ///< RD -> first data beat
+  std::uint32_t tWL = 0;              ///< WR -> first data beat
+  std::uint32_t tCCD = 0;             ///< column command -> column command, any banks of the channel
+  std::uint32_t tRRD = 0;             ///< ACT -> ACT, different banks
+  std::uint32_t tFAW = 0;             ///< window holding at most four ACTs
+  std::uint32_t tWTR = 0;             ///< end of write data -> RD
+  std::uint32_t tRTP = 0;             ///< RD -> PRE, same bank
+  std::uint32_t tWR = 0;              ///< end of write data -> PRE, same bank (write recovery)
+  std::uint32_t tRFC = 0;             ///< REF -> any ACT (the channel is refreshing)
+  std::uint32_t tREFI = 0;            ///< mean interval between REF commands
   std::uint32_t burst_length = 0;     ///< data beats per burst (GDDR5: 8)
   std::uint32_t beats_per_clock = 0;  ///< data beats per tCK (GDDR5: 4, data at DDR on WCK = 2 x CK)
   // => a burst occupies burst_length / beats_per_clock tCK on the data bus (GDDR5: 2); must divide evenly.

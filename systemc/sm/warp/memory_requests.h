@@ -68,8 +68,8 @@ struct AccessPiece {
 /// appended to `out`: one piece when `whole` (the simple model) or the access is coalesced, else one
 /// per thread.
 inline void warp_access(const program::Instruction& inst, KernelId kernel, std::uint32_t pc,
-                        std::uint64_t element, std::uint32_t warp_size, std::uint32_t segment_bytes, bool whole,
-                        std::vector<AccessPiece>& out) {
+                        std::uint64_t element, std::uint32_t warp_size, std::uint32_t segment_bytes,
+                        bool whole, std::vector<AccessPiece>& out) {
   const std::uint64_t bytes = transaction_bytes(inst, warp_size, segment_bytes);
   const std::uint64_t base = array_base(kernel, pc);
   if (inst.access == program::Access::kCoalesced) {

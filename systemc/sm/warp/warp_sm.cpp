@@ -746,9 +746,8 @@ void WarpSm::finish_warp(std::uint32_t slot, std::uint64_t cycle) {
     // Completes when its last result is written and its last memory request is back.
     tb.state = TbState::kFinishing;
     // With accesses not answered yet, memory_done sets the completion when the last answer comes.
-    tb.complete_cycle = tb.outstanding > 0
-                            ? kNoCycle
-                            : std::max(tb.done_cycle, clock_.cycle_at_or_after(tb.memory_done_ps));
+    tb.complete_cycle =
+        tb.outstanding > 0 ? kNoCycle : std::max(tb.done_cycle, clock_.cycle_at_or_after(tb.memory_done_ps));
     tb_events_dirty_ = true;
     return;
   }

@@ -224,8 +224,8 @@ class WarpSm final : public SmModule, private MemoryClient {
   /// The cycle warp `w`'s instruction `inst` has its registers (read and written) ready, at least
   /// `from`; kNoCycle while a load it needs has not been answered. `on_memory`: a global load is
   /// among what it waits for.
-  [[nodiscard]] std::uint64_t operands_ready(const Warp& w, const program::Instruction& inst, std::uint64_t from,
-                                             bool& on_memory) const;
+  [[nodiscard]] std::uint64_t operands_ready(const Warp& w, const program::Instruction& inst,
+                                             std::uint64_t from, bool& on_memory) const;
 
   // The activation and its parts.
   void activate();
@@ -342,11 +342,11 @@ class WarpSm final : public SmModule, private MemoryClient {
   std::uint64_t decision_cycle_ = 0;  ///< the cycle SchedulerView::can_issue answers for
 
   MemoryPort memory_;
-  bool split_accesses_;  ///< memory.model dram: a scattered access is a request per thread
-  std::vector<AccessPiece> pieces_;             ///< scratch: the requests of one access
-  std::vector<InFlightAccess> in_flight_;       ///< by tag
-  std::vector<std::uint32_t> free_in_flight_;   ///< unused tags
-  std::uint32_t outstanding_to_save_ = 0;       ///< a save waits for these accesses' answers
+  bool split_accesses_;                    ///< memory.model dram: a scattered access is a request per thread
+  std::vector<AccessPiece> pieces_;        ///< scratch: the requests of one access
+  std::vector<InFlightAccess> in_flight_;  ///< by tag
+  std::vector<std::uint32_t> free_in_flight_;  ///< unused tags
+  std::uint32_t outstanding_to_save_ = 0;      ///< a save waits for these accesses' answers
   SmSetup setup_;
   // Context switch.
   TimePs trap_ps_;  ///< GpuConfig context_switch.trap_cycles
