@@ -38,14 +38,13 @@ double LatencyHistogram::percentile_ns(double fraction) const {
   std::vector<TimePs> over = over_;
   std::sort(over.begin(), over.end());
   const std::size_t i = std::min<std::size_t>(rank - seen - 1, over.size() - 1);
-  return static_cast<double>(over[i] / 1000);
+  return static_cast<double>(over[i]) / 1000.0;
 }
 
 // ---- DramMemorySystem ----------------------------------------------------------------------------
 
 DramMemorySystem::DramMemorySystem(const sc_core::sc_module_name& name, const GpuConfig& gpu)
     : MemoryTarget(name),
-      core_clock_mhz_(gpu.core_clock_mhz),
       hit_ps_(gpu.cycles_to_ps(gpu.memory.l2.hit_latency_cycles)),
       to_dram_ps_(hit_ps_ / 2),
       from_dram_ps_(hit_ps_ - hit_ps_ / 2),

@@ -128,7 +128,6 @@ class DramMemorySystem final : public MemoryTarget {
   void wake_dram();
   void on_burst_done(const dram::DramCompletion& c);
 
-  double core_clock_mhz_;
   TimePs hit_ps_;        ///< L2 hit round trip
   TimePs to_dram_ps_;    ///< request: SM to the channel's queue
   TimePs from_dram_ps_;  ///< data: channel back to the SM
