@@ -105,7 +105,11 @@ tlm::tlm_sync_enum DramMemorySystem::request(std::uint32_t initiator, tlm::tlm_g
     address += piece;
     left -= piece;
   }
-  wake_dram();
+  // Only what reached the DRAM can move its next event (hits and posted stores do not).
+  if (enqueued_) {
+    enqueued_ = false;
+    wake_dram();
+  }
   Request& req = requests_[r];
   if (--req.pieces == 0) {
     const TimePs done = req.done_ps;
@@ -198,6 +202,7 @@ void DramMemorySystem::fetch(std::uint64_t line, std::uint32_t sectors, std::uin
       const std::uint64_t address = line + static_cast<std::uint64_t>(first) * sector_bytes_ +
                                     static_cast<std::uint64_t>(k) * atom_bytes_;
       dram_.enqueue({id, address, is_write, arrival});
+      enqueued_ = true;
     }
   }
 }

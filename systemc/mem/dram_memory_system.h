@@ -149,6 +149,7 @@ class DramMemorySystem final : public MemoryTarget {
   std::vector<dram::DramCompletion> completions_;  ///< scratch
   sc_core::sc_event wake_;
   TimePs wake_at_ps_ = kNever;
+  bool enqueued_ = false;  ///< the request being split sent something to the DRAM
   std::uint64_t writebacks_ = 0;
   std::vector<KernelTraffic> kernels_;  ///< by kernel launch
   LatencyHistogram request_latency_;

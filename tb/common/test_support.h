@@ -7,10 +7,23 @@
 
 #include "core/gpu_config.h"
 #include "core/kernel_desc.h"
+#include "core/processes.h"
 #include "core/workload.h"
 #include "top/simulation.h"
 
 namespace gpumux::test {
+
+/// Sets out["error"] to the message of the exception that stopped the simulation, if one did
+/// (core/processes.h records it).
+template <typename Json>
+void record_process_failure(Json& out) {
+  if (!process_failure()) return;
+  try {
+    std::rethrow_exception(process_failure());
+  } catch (const std::exception& e) {
+    out["error"] = e.what();
+  }
+}
 
 /// A Kepler K20c as in Tanasic Table 2, with fast (zero-latency) links unless changed.
 inline GpuConfig k20c() {

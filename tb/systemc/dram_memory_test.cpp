@@ -14,6 +14,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "common/test_support.h"
 #include "config/gpu_loader.h"
 #include "core/processes.h"
 #include "core/tlm_quantum.h"
@@ -78,13 +79,7 @@ nlohmann::json serve(const std::vector<Access>& accesses, const GpuConfig& gpu =
     generator->socket.bind(memory->socket);
     sc_core::sc_start();
     nlohmann::json out;
-    if (process_failure()) {
-      try {
-        std::rethrow_exception(process_failure());
-      } catch (const std::exception& e) {
-        out["error"] = e.what();
-      }
-    }
+    test::record_process_failure(out);
     out["done_ps"] = generator->done_ps;
     TimePs end = 0;
     for (const TimePs t : generator->done_ps) end = std::max(end, t);

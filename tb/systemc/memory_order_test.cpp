@@ -24,6 +24,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "common/test_support.h"
 #include "core/error.h"
 #include "core/processes.h"
 #include "core/tlm_quantum.h"
@@ -78,8 +79,8 @@ class ArrivalProbe final : public sc_core::sc_module {
 
  private:
   // The simple memory controller completes every request on the forward path (mem/memory_port.h).
-  tlm::tlm_sync_enum nb_transport_fw(int /*initiator*/, tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
-                                     sc_core::sc_time& delay) {
+  tlm::tlm_sync_enum nb_transport_fw(int /*initiator*/, tlm::tlm_generic_payload& payload,
+                                     tlm::tlm_phase& phase, sc_core::sc_time& delay) {
     arrivals.push_back(sc_core::sc_time_stamp().value() + delay.value());
     return out->nb_transport_fw(payload, phase, delay);
   }
@@ -186,13 +187,7 @@ nlohmann::json run_scenario(
     spawn_thread("script", [&] { script(list, *h2d, *d2h); });
     sc_core::sc_start();
     nlohmann::json out;
-    if (process_failure()) {
-      try {
-        std::rethrow_exception(process_failure());
-      } catch (const std::exception& e) {
-        out["error"] = e.what();
-      }
-    }
+    test::record_process_failure(out);
     for (const auto& e : recorder.events) out["events"][e.what] = e.at_ps / kNs;
     out["arrivals_ns"] = nlohmann::json::array();
     for (TimePs a : probe->arrivals) out["arrivals_ns"].push_back(a / kNs);

@@ -23,6 +23,7 @@
 
 #include <systemc>
 
+#include "common/test_support.h"
 #include "core/error.h"
 #include "core/kernel_desc.h"
 #include "core/processes.h"
@@ -295,13 +296,7 @@ nlohmann::json run_scenario(const GpuConfig& gpu, const Script& script,
         sm->memory_socket.bind(memory->socket);
         spawn_thread("script", [&] { script(*sm, recorder, out); });
         sc_core::sc_start();
-        if (process_failure()) {
-          try {
-            std::rethrow_exception(process_failure());
-          } catch (const std::exception& e) {
-            out["error"] = e.what();
-          }
-        }
+        test::record_process_failure(out);
         const WarpSmStats s = sm->warp_stats();
         out["events"] = recorder.events;
         out["saved"] = resume_json(recorder.saved);
