@@ -95,7 +95,7 @@ enum class MemoryModel : std::uint8_t { kSimple, kDram };
 
 /// A cache level of the dram model: its geometry and its hit latency (a round trip from the SM).
 struct CacheLevelConfig {
-  cache::CacheConfig cache;  ///< capacity 0: no such cache
+  cache::CacheConfig cache;              ///< capacity 0: no such cache
   std::uint32_t hit_latency_cycles = 0;  ///< core cycles from request to data back on a hit
 };
 
