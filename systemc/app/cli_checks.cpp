@@ -151,4 +151,12 @@ void apply_memory_model_option(GpuConfig& gpu, const std::string& memory_model) 
   }
 }
 
+void apply_tb_interference_option(GpuConfig& gpu, const std::string& tb_interference) {
+  if (tb_interference.empty()) return;
+  if (tb_interference != "on" && tb_interference != "off") {
+    throw InputError("--tb-interference must be on or off, not '" + tb_interference + "'");
+  }
+  gpu.memory.tb_interference = tb_interference == "on";
+}
+
 }  // namespace gpumux

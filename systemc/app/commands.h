@@ -40,6 +40,8 @@ void apply_sm_model_options(GpuConfig& gpu, const std::string& sm_model, const s
 /// --memory-model simple|dram (empty: the GPU file's). InputError for another value, or for dram on a
 /// GPU file without memory.dram and memory.l2 sections.
 void apply_memory_model_option(GpuConfig& gpu, const std::string& memory_model);
+/// --tb-interference on|off (empty: the GPU file's memory.tb_interference). InputError for another value.
+void apply_tb_interference_option(GpuConfig& gpu, const std::string& tb_interference);
 
 /// Directory holding gpus/, kernels/, workloads/: $GPUMUX_CONFIG_DIR if set; else the first of the
 /// working directory's configs/, the installed share folder (PREFIX/share/gpumux/configs beside

@@ -69,6 +69,7 @@ int run_command(const std::vector<std::string>& args) {
   std::string timeout_text = std::to_string(kDefaultWallTimeoutS);
   std::string sm_model;
   std::string memory_model;
+  std::string tb_interference;
   std::string warp_scheduler;
   std::string replay;
   options.add_options()("help,h", "show this help")("gpu", po::value(&gpu_path),
@@ -92,6 +93,9 @@ int run_command(const std::vector<std::string>& args) {
       "memory-model", po::value(&memory_model),
       "memory: simple (one bandwidth pipe) or dram (L2 slices and GDDR5 channels); default: the GPU "
       "file's memory.model")(
+      "tb-interference", po::value(&tb_interference),
+      "TB-level SMs: on slows thread blocks while their kernels' memory demand exceeds the peak bandwidth "
+      "(Liang Eq. 3), off never; default: the GPU file's memory.tb_interference")(
       "warp-scheduler", po::value(&warp_scheduler),
       "warp scheduler at the warp level (gpumux list warp-schedulers); default: the GPU file's "
       "sm.warp.scheduler")("seed", po::value(&seed_text)->default_value(seed_text),
@@ -129,7 +133,7 @@ int run_command(const std::vector<std::string>& args) {
   std::optional<RecordedRun> recorded;
   if (!replay.empty()) {
     for (const char* input : {"gpu", "workload", "policy", "policy-opt", "preemption", "copy-policy", "seed",
-                              "sm-model", "warp-scheduler", "memory-model"}) {
+                              "sm-model", "warp-scheduler", "memory-model", "tb-interference"}) {
       if (vm.count(input) != 0U && !vm[input].defaulted()) {
         throw InputError(std::string("--replay takes the run's inputs from ") + replay + "; --" + input +
                          " cannot be given with it");
@@ -152,6 +156,7 @@ int run_command(const std::vector<std::string>& args) {
     sm_model = recorded->sm_model;
     warp_scheduler = recorded->warp_scheduler;
     memory_model = recorded->memory_model;
+    tb_interference = recorded->tb_interference;
   } else {
     for (const char* input : {"gpu", "workload"}) {
       if (vm.count(input) == 0U) {
@@ -178,6 +183,7 @@ int run_command(const std::vector<std::string>& args) {
   GpuConfig gpu = load_gpu_config(gpu_path);
   apply_sm_model_options(gpu, sm_model, warp_scheduler);
   apply_memory_model_option(gpu, memory_model);
+  apply_tb_interference_option(gpu, tb_interference);
   if (!phase_trace.empty() && gpu.sm_model != SmModel::kWarp) {
     throw InputError(
         "--phase-trace needs warp-level SMs (--sm-model warp, or a GPU whose sm.model is warp); this "

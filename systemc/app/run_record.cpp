@@ -78,6 +78,7 @@ RecordedRun read_recorded_run(const std::string& path) {
   r.sm_model = string_member(path, root, "sm_model");
   if (r.sm_model == "warp") r.warp_scheduler = string_member(path, root, "warp_scheduler");
   r.memory_model = string_member(path, root, "memory_model");
+  r.tb_interference = root.contains("tb_interference") ? string_member(path, root, "tb_interference") : "off";
   r.gpumux_version = string_member(path, root, "gpumux_version");
   const nlohmann::json& seed = member(path, root, "seed");
   if (!seed.is_number_unsigned()) throw InputError(path + ": key 'seed' must be an integer from 0 to 2^64-1");

@@ -44,8 +44,9 @@ struct RecordedRun {
   std::string copy_policy;  ///< "fcfs" or "npq" (checked by read_recorded_run)
   std::uint64_t seed = 1;
   std::string sm_model;
-  std::string warp_scheduler;  ///< empty at the TB level
-  std::string memory_model;    ///< "simple" or "dram"
+  std::string warp_scheduler;   ///< empty at the TB level
+  std::string memory_model;     ///< "simple" or "dram"
+  std::string tb_interference;  ///< "on" or "off"; "off" in a stats.json from before it was recorded
   std::string gpumux_version;
   ConfigHashes hashes;
 };

@@ -40,7 +40,8 @@ const std::vector<std::string_view> kWarpKeys = {"scheduler",
                                                  "shared_memory_latency_cycles",
                                                  "memory_segment_bytes"};
 const std::vector<std::string_view> kUnitKeys = {"count", "latency_cycles"};
-const std::vector<std::string_view> kMemoryKeys = {"bandwidth_gb_per_s", "latency_ns", "model", "dram", "l2"};
+const std::vector<std::string_view> kMemoryKeys = {"bandwidth_gb_per_s", "latency_ns", "model", "dram", "l2",
+                                                   "tb_interference"};
 const std::vector<std::string_view> kDramKeys = {
     "command_clock_mhz", "channels",         "banks",      "row_bytes",   "bus_bytes",
     "address_mapping",   "interleave_bytes", "read_queue", "write_queue", "write_drain_high",
@@ -312,6 +313,14 @@ MemoryConfig read_memory(const YamlNode& node) {
     m.required("model").fail("must be simple (one bandwidth pipe) or dram (L2 and GDDR5 channels), not '" +
                              model + "'");
   }
+  if (const auto interference = m.optional("tb_interference")) {
+    const std::string value = interference->as_string();
+    if (value != "on" && value != "off") {
+      interference->fail("must be on (thread-block-level memory interference, Liang Eq. 3) or off, not '" +
+                         value + "'");
+    }
+    mem.tb_interference = value == "on";
+  }
   const auto dram_node = m.optional("dram");
   const auto l2_node = m.optional("l2");
   if (mem.model == MemoryModel::kDram && (!dram_node || !l2_node)) {
@@ -475,6 +484,7 @@ nlohmann::json memory_document(const MemoryConfig& m) {
   return {{"bandwidth_gb_per_s", m.bandwidth_gb_per_s},
           {"latency_ns", m.latency_ns},
           {"model", m.model == MemoryModel::kDram ? "dram" : "simple"},
+          {"tb_interference", m.tb_interference ? "on" : "off"},
           {"dram",
            {{"command_clock_mhz", d.command_clock_mhz},
             {"channels", d.channels},

@@ -32,8 +32,27 @@ const std::vector<std::string_view> kKernelKeys = {
     "name",           "benchmark",        "class1",
     "class2",         "launches",         "thread_blocks",
     "threads_per_tb", "registers_per_tb", "shared_memory_per_tb",
-    "tb_time",        "reference",        "program"};
+    "tb_time",        "reference",        "program",
+    "memory"};
 const std::vector<std::string_view> kTbTimeKeys = {"mean_ns", "mean_us", "mean_cycles", "rsd_percent"};
+const std::vector<std::string_view> kMemoryKeys = {"bytes_per_tb", "l2_hit_percent"};
+
+/// A thread block moving more than this is a typo (64 GiB: more than any GPU's memory of the papers).
+constexpr double kMaxBytesPerTb = 64.0 * 1024 * 1024 * 1024;
+
+TbMemoryProfile read_memory(const YamlNode& node) {
+  const YamlMap m(node, kMemoryKeys);
+  TbMemoryProfile profile;
+  if (const auto bytes = m.optional("bytes_per_tb")) {
+    profile.bytes_per_tb = bytes->as_nonnegative_number();
+    if (profile.bytes_per_tb > kMaxBytesPerTb) bytes->fail("more than 64 GiB per thread block");
+  }
+  if (const auto hit = m.optional("l2_hit_percent")) {
+    profile.l2_hit_percent = hit->as_nonnegative_number();
+    if (profile.l2_hit_percent > 100.0) hit->fail("a share in percent: 0 to 100");
+  }
+  return profile;
+}
 
 TbTimeProfile read_tb_time(const YamlNode& node, const GpuConfig& gpu) {
   const YamlMap m(node, kTbTimeKeys);
@@ -84,6 +103,7 @@ std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::s
   k->registers_per_tb = m.required_u32_in("registers_per_tb", 1, 1U << 24U, "registers");
   k->shared_memory_per_tb = m.optional_u32_in("shared_memory_per_tb", 0, 0, 64U << 20U, "bytes");
   k->tb_time = read_tb_time(m.required("tb_time"), gpu);
+  if (const auto memory = m.optional("memory")) k->memory = read_memory(*memory);
   if (const auto reference = m.optional("reference")) {
     // Published figures for validation tests only; any name, but every value must be a number.
     const YamlMap figures = YamlMap::any_keys(*reference);
@@ -130,11 +150,17 @@ std::vector<std::string> kernel_library_keys() {
     }
     for (const std::string_view kernel_key : kKernelKeys) {
       const std::string path = "kernels." + std::string(kernel_key);
-      if (kernel_key != "tb_time") {
+      if (kernel_key == "tb_time") {
+        for (const std::string_view time_key : kTbTimeKeys) {
+          keys.push_back(path + "." + std::string(time_key));
+        }
+      } else if (kernel_key == "memory") {
+        for (const std::string_view memory_key : kMemoryKeys) {
+          keys.push_back(path + "." + std::string(memory_key));
+        }
+      } else {
         keys.push_back(path);
-        continue;
       }
-      for (const std::string_view time_key : kTbTimeKeys) keys.push_back(path + "." + std::string(time_key));
     }
   }
   return keys;
@@ -154,6 +180,11 @@ nlohmann::json kernel_document(const KernelDesc& kernel) {
       {"shared_memory_per_tb", kernel.shared_memory_per_tb},
       {"tb_time", {{"mean_ps", kernel.tb_time.mean_ps}, {"rsd_percent", kernel.tb_time.rsd_percent}}},
       {"reference", kernel.reference}};
+  // Absent without a `memory:` section, so the keys of kernels without one stay what they were.
+  if (kernel.memory.bytes_per_tb > 0 || kernel.memory.l2_hit_percent > 0) {
+    document["memory"] = {{"bytes_per_tb", kernel.memory.bytes_per_tb},
+                          {"l2_hit_percent", kernel.memory.l2_hit_percent}};
+  }
   // The program as the model sees it (canonical instruction texts), not as spelled in the file; absent
   // without one, so the keys of TB-level kernels stay what they were.
   if (kernel.program) {

@@ -105,6 +105,9 @@ struct MemoryConfig {
   MemoryModel model = MemoryModel::kSimple;
   dram::DramConfig dram;  ///< memory.dram (the dram model's channels)
   CacheLevelConfig l2;    ///< memory.l2: the whole L2, one slice per DRAM channel (no L1 is modelled)
+  /// memory.tb_interference: TB-level thread blocks slow down while their kernels' memory demand exceeds
+  /// bandwidth_gb_per_s (Liang Eq. 3, sm/tb/bandwidth_penalty.h). Off: a thread block runs its drawn time.
+  bool tb_interference = false;
 };
 
 /// The simple model with a bandwidth and a latency (tests, tools).

@@ -18,6 +18,15 @@ struct TbTimeProfile {
   double rsd_percent = 0;  ///< relative standard deviation, 100 * stddev / mean (Pai Table 3)
 };
 
+/// What one thread block moves through the memory system, for memory interference at the thread-block
+/// level (sm/tb/bandwidth_penalty.h; library key `memory:`, docs/config.md). Measured from the kernel's
+/// warp-level program alone on the dram model (scripts/gen-kernel-memory) or given by hand.
+struct TbMemoryProfile {
+  double bytes_per_tb = 0;    ///< bytes of L2 sectors its loads and stores touch
+  double l2_hit_percent = 0;  ///< share of those bytes that never reach DRAM (reads served, writes merged)
+  [[nodiscard]] double dram_bytes_per_tb() const { return bytes_per_tb * (1.0 - l2_hit_percent / 100.0); }
+};
+
 struct KernelDesc {
   std::string name;
   std::string library;    ///< library name (file stem), e.g. "parboil"
@@ -33,6 +42,8 @@ struct KernelDesc {
   std::string class1;
   std::string class2;
   TbTimeProfile tb_time;
+  /// Memory traffic per thread block; zero bytes when the library gives none (no interference).
+  TbMemoryProfile memory;
   /// One warp's instruction stream (`program:`, docs/config.md "Kernel programs"), compiled and
   /// phase-annotated for the library's GPU; null when the library gives none (TB-level only).
   std::shared_ptr<const program::Program> program;

@@ -131,6 +131,7 @@ void DramMemorySystem::access_line(std::uint32_t r, std::uint64_t address, std::
   cache::SectorCache& slice = slices_[channel];
   const std::uint32_t asked = slice.sector_mask(address, bytes);
   const cache::AccessResult result = slice.access(address, bytes, is_write);
+  if (traffic != nullptr) traffic->sectors += static_cast<std::uint64_t>(__builtin_popcount(asked));
   if (result.writeback_mask != 0) {
     ++writebacks_;
     fetch(result.writeback_address, result.writeback_mask, channel, true);
@@ -313,8 +314,10 @@ double DramMemorySystem::l2_load_hit_rate() const {
 nlohmann::json DramMemorySystem::details(TimePs end_ps) const {
   nlohmann::json channels = nlohmann::json::array();
   const double seconds = static_cast<double>(std::max<TimePs>(end_ps, 1)) / 1e12;
+  std::uint64_t dram_bytes = 0;
   for (std::uint32_t c = 0; c < dram_.channels(); ++c) {
     const dram::ChannelStats& st = dram_.channel_stats(c);
+    dram_bytes += (st.reads + st.writes) * dram_.atom_bytes();
     nlohmann::json banks = nlohmann::json::array();
     std::uint64_t hits = 0;
     std::uint64_t misses = 0;
@@ -351,7 +354,9 @@ nlohmann::json DramMemorySystem::details(TimePs end_ps) const {
   std::uint64_t misses = 0;
   std::uint64_t merges = 0;
   std::uint64_t writeback_sectors = 0;
+  std::uint64_t dirty_sectors = 0;
   for (const cache::SectorCache& s : slices_) {
+    dirty_sectors += s.dirty_sectors();
     hits += s.stats().sector_hits;
     misses += s.stats().sector_misses;
     merges += s.stats().sector_merges;
@@ -364,11 +369,13 @@ nlohmann::json DramMemorySystem::details(TimePs end_ps) const {
     const std::uint64_t asked = t.sector_hits + t.sector_misses;
     kernels.push_back({{"kernel", k},
                        {"bytes", t.bytes},
+                       {"sector_bytes", t.sectors * sector_bytes_},
                        {"l2_load_hit_rate",
                         asked == 0 ? 0.0 : static_cast<double>(t.sector_hits) / static_cast<double>(asked)}});
   }
   return {{"model", "dram"},
           {"requests", transactions()},
+          {"dram_bytes", dram_bytes},
           {"request_latency_mean_ns", request_latency_.mean_ns()},
           {"request_latency_p99_ns", request_latency_.percentile_ns(0.99)},
           {"l2",
@@ -377,7 +384,8 @@ nlohmann::json DramMemorySystem::details(TimePs end_ps) const {
             {"sector_merges", merges},
             {"load_hit_rate", l2_load_hit_rate()},
             {"writebacks", writebacks_},
-            {"writeback_sectors", writeback_sectors}}},
+            {"writeback_sectors", writeback_sectors},
+            {"dirty_sectors_at_end", dirty_sectors}}},
           {"channels", channels},
           {"kernels", kernels}};
 }

@@ -109,6 +109,7 @@ class DramMemorySystem final : public MemoryTarget {
   };
   struct KernelTraffic {
     std::uint64_t bytes = 0;
+    std::uint64_t sectors = 0;        ///< L2 sectors its loads and stores touched
     std::uint64_t sector_hits = 0;    ///< load sectors present in L2 (or being fetched)
     std::uint64_t sector_misses = 0;  ///< load sectors fetched from DRAM
   };

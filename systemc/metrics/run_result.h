@@ -72,7 +72,9 @@ struct SmRecord {
   TimePs setup_ps = 0;       ///< thread blocks' waits for those setups
 };
 
-struct MemoryRecord {
+// nlohmann::json's destructor may allocate (its iterative teardown), so the implicit noexcept members
+// of the two records holding one "may throw"; an allocation failure there ends the run either way.
+struct MemoryRecord {  // NOLINT(bugprone-exception-escape)
   std::uint64_t bytes = 0;
   std::uint64_t transactions = 0;
   TimePs busy_ps = 0;
@@ -80,9 +82,11 @@ struct MemoryRecord {
   std::uint64_t pcie_up_bytes = 0;
   /// The dram model's statistics (mem/dram_memory_system.h), null for the simple model.
   nlohmann::json dram;
+  /// TB-level memory interference (sm/tb/bandwidth_penalty.h): time oversubscribed, work lost; null when off.
+  nlohmann::json tb_interference;
 };
 
-struct RunResult {
+struct RunResult {  // NOLINT(bugprone-exception-escape): holds a MemoryRecord (above)
   std::string policy;
   std::string copy_policy;  ///< the DMA engines' copy policy: "fcfs" or "npq" (frontend/copy_policy.h)
   std::uint64_t seed = 0;
@@ -121,7 +125,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WarpSmStats, instructions, cycles, scheduler_
                                    memory_unit_busy_cycles, memory_requests)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmRecord, id, busy_ps, thread_blocks, warp, setups, setup_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, bytes, transactions, busy_ps, pcie_down_bytes, pcie_up_bytes,
-                                   dram)
+                                   dram, tb_interference)
 static_assert(field_count<ProcessRun>() == 2, "ProcessRun changed: update its JSON line");
 static_assert(field_count<ProcessResult>() == 2, "ProcessResult changed: update its JSON line");
 static_assert(field_count<KernelRecord>() == 9, "KernelRecord changed: update its JSON line");
@@ -129,7 +133,7 @@ static_assert(field_count<PreemptionTrace>() == 10, "PreemptionTrace changed: up
 static_assert(field_count<CommandTrace>() == 8, "CommandTrace changed: update its JSON line");
 static_assert(field_count<WarpSmStats>() == 10, "WarpSmStats changed: update its JSON line");
 static_assert(field_count<SmRecord>() == 6, "SmRecord changed: update its JSON line");
-static_assert(field_count<MemoryRecord>() == 6, "MemoryRecord changed: update its JSON line");
+static_assert(field_count<MemoryRecord>() == 7, "MemoryRecord changed: update its JSON line");
 static_assert(field_count<RunResult>() == 17, "RunResult changed: update to_json/from_json (run_result.cpp)");
 
 /// Version of the RunResult JSON form (the child-to-parent transport and the baseline cache); from_json

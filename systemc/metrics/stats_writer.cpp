@@ -73,6 +73,7 @@ nlohmann::json stats_json(const RunReport& report) {
   j["copy_policy"] = r.copy_policy;
   j["sm_model"] = r.sm_model;
   j["memory_model"] = r.memory.dram.is_null() ? "simple" : "dram";
+  j["tb_interference"] = r.memory.tb_interference.is_null() ? "off" : "on";
   if (r.sm_model == "warp") j["warp_scheduler"] = r.warp_scheduler;
   // Everything else that shaped the run: the input files and the hashes of their effective content
   // (gpumux run --replay reads these back, docs/user-guide.md "Repeating a run").
@@ -155,6 +156,7 @@ nlohmann::json stats_json(const RunReport& report) {
                  {"pcie_to_gpu_bytes", r.memory.pcie_down_bytes},
                  {"pcie_to_host_bytes", r.memory.pcie_up_bytes}};
   if (!r.memory.dram.is_null()) j["memory"]["dram"] = r.memory.dram;
+  if (!r.memory.tb_interference.is_null()) j["memory"]["tb_interference"] = r.memory.tb_interference;
   j["invariants"] = {{"thread_blocks_issued", r.tbs_issued},
                      {"thread_blocks_completed", r.tbs_completed},
                      {"thread_blocks_reissued", r.tbs_reissued},

@@ -10,6 +10,7 @@
 #include "policy/leaky_bucket.h"
 #include "policy/mpmax.h"
 #include "policy/priority.h"
+#include "policy/spatial.h"
 #include "policy/srtf.h"
 
 namespace gpumux {
@@ -54,6 +55,11 @@ const std::vector<PolicyInfo>& policy_registry() {
          "higher-priority one",
          PriorityPolicy::preemptive_option_specs(),
          [](const OptionValues& o) { return PriorityPolicy::preemptive(o); }},
+        {"spatial",
+         "static spatial partitioning (Liang Fig. 2's a:b SM allocations, given by hand): each process owns "
+         "a "
+         "fixed range of SMs and runs its kernels there in arrival order",
+         SpatialPolicy::option_specs(), [](const OptionValues& o) { return SpatialPolicy::create(o); }},
         // Pai et al.: runtime-aware thread-block scheduling (policy/mpmax.h, policy/srtf.h).
         {"mpmax",
          "Just-in-time MPMax (Pai 5.2.2): each running kernel sets aside room for one TB of each "

@@ -25,7 +25,12 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
   engine_ = std::make_unique<ExecutionEngine>("execution_engine", spec.gpu, spec.workload,
                                               create_policy(spec.policy, spec.policy_options), *this,
                                               std::move(progress));
-  sms_ = build_sms(spec.gpu, spec.workload.tb_duration, spec.seed, engine_->driver());
+  if (spec.gpu.memory.tb_interference && spec.gpu.sm_model == SmModel::kThreadBlock) {
+    // Liang Eq. 3's Pb: the peak bandwidth (GB/s, 1 GB = 1e9 B), as bytes per second.
+    penalty_ = std::make_unique<BandwidthPenalty>(spec.gpu.memory.bandwidth_gb_per_s * 1e9);
+    spec_memory_bandwidth_gb_per_s_ = spec.gpu.memory.bandwidth_gb_per_s;
+  }
+  sms_ = build_sms(spec.gpu, spec.workload.tb_duration, spec.seed, engine_->driver(), penalty_.get());
   std::vector<SmModule*> sms;
   for (const auto& sm : sms_) sms.push_back(sm.get());
   engine_->attach_sms(sms);
@@ -135,6 +140,15 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   r.memory.transactions = memory_->transactions();
   r.memory.busy_ps = memory_->busy_ps();
   r.memory.dram = memory_->details(r.end_ps);
+  if (penalty_) {
+    // Time oversubscribed and the slowdown it cost a thread block running throughout (Liang Eq. 3).
+    r.memory.tb_interference = {
+        {"peak_gb_per_s", spec_memory_bandwidth_gb_per_s_},
+        {"oversubscribed_ns", ns_from_ps(penalty_->oversubscribed_ps(r.end_ps))},
+        {"lost_ns", ns_from_ps(penalty_->lost_ps(r.end_ps))},
+        {"max_demand_gb_per_s", static_cast<double>(penalty_->peak_demand_bytes_per_s()) / 1e9},
+        {"end_demand_gb_per_s", static_cast<double>(penalty_->demand_bytes_per_s()) / 1e9}};
+  }
   r.memory.pcie_down_bytes = pcie_->downstream().bytes();
   r.memory.pcie_up_bytes = pcie_->upstream().bytes();
   return r;

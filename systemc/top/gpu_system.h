@@ -16,6 +16,7 @@
 #include "host/pcie_link.h"
 #include "mem/memory_controller.h"
 #include "metrics/activity_log.h"
+#include "sm/tb/bandwidth_penalty.h"
 #include "sm/warp/phase_trace.h"
 #include "top/simulation.h"
 
@@ -47,6 +48,9 @@ class GpuSystem final : public sc_core::sc_module, public CommandCompletionListe
   std::unique_ptr<CommandQueues> queues_;
   std::unique_ptr<Host> host_;
   std::unique_ptr<ExecutionEngine> engine_;
+  /// TB-level memory interference (memory.tb_interference: on, TB-level SMs); null otherwise.
+  std::unique_ptr<BandwidthPenalty> penalty_;
+  double spec_memory_bandwidth_gb_per_s_ = 0;   ///< Pb of penalty_
   std::vector<std::unique_ptr<SmModule>> sms_;  ///< built by top/sm_factory from sm.model
   std::unique_ptr<PhaseTrace> phase_trace_;     ///< null without --phase-trace
   std::unique_ptr<DmaEngine> h2d_;

@@ -8,14 +8,16 @@
 namespace gpumux {
 
 std::vector<std::unique_ptr<SmModule>> build_sms(const GpuConfig& gpu, TbDurationMode duration_mode,
-                                                 std::uint64_t seed, TbCompletionListener& listener) {
+                                                 std::uint64_t seed, TbCompletionListener& listener,
+                                                 BandwidthPenalty* penalty) {
   std::vector<std::unique_ptr<SmModule>> sms;
   sms.reserve(gpu.num_sms);
   for (std::uint32_t s = 0; s < gpu.num_sms; ++s) {
     const std::string name = "sm_" + std::to_string(s);
     switch (gpu.sm_model) {
       case SmModel::kThreadBlock:
-        sms.push_back(std::make_unique<TbSm>(name.c_str(), SmId{s}, gpu, duration_mode, seed, listener));
+        sms.push_back(
+            std::make_unique<TbSm>(name.c_str(), SmId{s}, gpu, duration_mode, seed, listener, penalty));
         break;
       case SmModel::kWarp:
         sms.push_back(std::make_unique<WarpSm>(name.c_str(), SmId{s}, gpu, listener,

@@ -10,14 +10,17 @@
 #include "core/gpu_config.h"
 #include "core/workload.h"
 #include "sm/sm_model.h"
+#include "sm/tb/bandwidth_penalty.h"
 
 namespace gpumux {
 
 /// One SM per gpu.num_sms, named sm_0 .., created in the current module (call it from a module's
-/// constructor). Completions go to `listener`.
+/// constructor). Completions go to `listener`. TB-level SMs share `penalty` (nullptr: no TB-level memory
+/// interference); warp-level SMs meet in the memory system itself and ignore it.
 [[nodiscard]] std::vector<std::unique_ptr<SmModule>> build_sms(const GpuConfig& gpu,
                                                                TbDurationMode duration_mode,
                                                                std::uint64_t seed,
-                                                               TbCompletionListener& listener);
+                                                               TbCompletionListener& listener,
+                                                               BandwidthPenalty* penalty);
 
 }  // namespace gpumux

@@ -96,7 +96,7 @@ TEST(DramMemory, IdleLoadLatencyIsTheSumOfItsParts) {
   const std::uint64_t line = 4096ULL * 1024;
   // Same channel and row, next interleave chunk: ten channels of 256 B further (mapping
   // row:bank:column:channel).
-  const nlohmann::json r = serve({{0, line, 32, false}, {1'000'000, line + 256 * 10, 32, false}});
+  const nlohmann::json r = serve({{0, line, 32, false}, {1'000'000, line + 256ULL * 10, 32, false}});
   const TimePs period = dram::command_clock_period_ps(gpu.memory.dram);
   const TimePs hit = gpu.cycles_to_ps(gpu.memory.l2.hit_latency_cycles);
   const TimePs to_dram = hit / 2;

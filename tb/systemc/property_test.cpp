@@ -119,7 +119,11 @@ Generated random_workload(std::uint64_t seed, bool warp_level = false) {
   gpu.sm.max_resident_kernels = rng.below(3) == 0 ? 4 : 1;
   gpu.frontend.command_queues = static_cast<std::uint32_t>(pick(1, 8));
   if (warp_level) make_warp_level(gpu);
+  // Two workloads in three run with TB-level memory interference (no draw from rng: the workloads are
+  // those of earlier builds; the kernels' memory traffic comes from a stream of its own).
+  gpu.memory.tb_interference = seed % 3 != 0;
   g.spec.gpu = gpu;
+  Rng memory_rng(seed, 0x5EED);
   g.spec.seed = seed;
   g.spec.wall_timeout_s = 20;
   Rng program_rng(seed, 0x3A4B);  // its own stream: the TB-level workloads draw exactly as before
@@ -133,6 +137,10 @@ Generated random_workload(std::uint64_t seed, bool warp_level = false) {
     pool.push_back(test::kernel("k" + std::to_string(i), static_cast<std::uint32_t>(pick(1, 300)),
                                 static_cast<double>(pick(1, 60)), threads, std::min(regs, 65536U), smem,
                                 static_cast<double>(rng.below(50))));
+    // Up to 4 MB per thread block: a few such thread blocks oversubscribe the 208 GB/s.
+    pool.back()->memory.bytes_per_tb =
+        memory_rng.below(3) == 0 ? 0.0 : static_cast<double>(memory_rng.below(4U << 20U));
+    pool.back()->memory.l2_hit_percent = static_cast<double>(memory_rng.below(101));
     if (warp_level) {
       KernelDesc& k = *pool.back();
       k.thread_blocks = 1 + k.thread_blocks % 16;  // keep warp-level runs short
@@ -256,6 +264,12 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
     for (const Variant& v : variants) {
       for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
         SimulationSpec spec = g.spec;
+        // spatial gives every process SMs of its own: at least as many SMs as processes.
+        if (v.policy == "spatial") {
+          const auto processes = static_cast<std::uint32_t>(spec.workload.processes.size());
+          spec.gpu.num_sms = std::max(spec.gpu.num_sms, processes);
+          spec.gpu.active_kernels = spec.gpu.num_sms;
+        }
         spec.policy = v.policy;
         spec.policy_options = v.options;
         spec.preemption = m;
@@ -339,6 +353,11 @@ TEST(Property, NothingIsLostAtWarpLevelUnderAnySchedulerPolicyAndMechanism) {
       for (const auto& [policy, options] : variants) {
         for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
           SimulationSpec spec = g.spec;
+          if (policy == "spatial") {
+            const auto processes = static_cast<std::uint32_t>(spec.workload.processes.size());
+            spec.gpu.num_sms = std::max(spec.gpu.num_sms, processes);
+            spec.gpu.active_kernels = spec.gpu.num_sms;
+          }
           spec.gpu.warp.scheduler = scheduler.name;
           spec.policy = policy;
           spec.policy_options = options;

@@ -303,13 +303,13 @@ TEST(DramAddressMapping, DecodesMixedRadixExamples) {
     EXPECT_EQ(got.column, column) << address;
   };
   expect(0, 0, 0, 0, 0);
-  expect(255, 0, 0, 0, 255);                // one chunk: channel 0, row 0
-  expect(256, 1, 0, 0, 0);                  // the next chunk: the next channel
-  expect(5 * 256 + 64, 5, 0, 0, 64);        // the last channel
-  expect(6 * 256, 0, 0, 0, 256);            // all channels done: the next chunk of the same rows
-  expect(6 * 256 + 44, 0, 0, 0, 256 + 44);  // byte 44 of that chunk
-  expect(6 * 16 * 256, 0, 1, 0, 0);         // all 16 chunks of a row in every channel: the next bank
-  expect(6 * 16 * 16 * 256, 0, 0, 1, 0);    // every bank: the next row
+  expect(255, 0, 0, 0, 255);                 // one chunk: channel 0, row 0
+  expect(256, 1, 0, 0, 0);                   // the next chunk: the next channel
+  expect(5 * 256 + 64, 5, 0, 0, 64);         // the last channel
+  expect(6ULL * 256, 0, 0, 0, 256);          // all channels done: the next chunk of the same rows
+  expect(6 * 256 + 44, 0, 0, 0, 256 + 44);   // byte 44 of that chunk
+  expect(6ULL * 16 * 256, 0, 1, 0, 0);       // all 16 chunks of a row in every channel: the next bank
+  expect(6ULL * 16 * 16 * 256, 0, 0, 1, 0);  // every bank: the next row
   // Row 3, bank 5, column chunk 7, channel 4, offset 100: ((((3*16)+5)*16+7)*6+4)*256+100.
   expect(1314404, 4, 5, 3, 7 * 256 + 100);
 }
@@ -539,7 +539,7 @@ std::vector<DramRequest> sequential_reads(std::uint64_t count, std::uint32_t ato
 TEST(DramController, SequentialReadsReachPeakBandwidth) {
   const DramConfig config = k20c_config();
   DramController controller(config);
-  const RunResult run = run_event_driven(controller, sequential_reads(5 * 4096, controller.atom_bytes()));
+  const RunResult run = run_event_driven(controller, sequential_reads(5ULL * 4096, controller.atom_bytes()));
   ASSERT_EQ(run.completions.size(), 5u * 4096);
   const double achieved = achieved_bytes_per_second(controller, run.completions);
   EXPECT_GE(achieved, 0.9 * controller.peak_bytes_per_second());
@@ -557,13 +557,14 @@ TEST(DramController, RandomReadsAreBoundByActivateRate) {
   const dram::DramTiming& t = config.timing;
   DramController sequential(config);
   const double row_hit_bw = achieved_bytes_per_second(
-      sequential, run_event_driven(sequential, sequential_reads(5 * 2000, 64)).completions);
+      sequential, run_event_driven(sequential, sequential_reads(5ULL * 2000, 64)).completions);
 
   DramController controller(config);
   std::mt19937_64 random(7);
   std::vector<DramRequest> requests;
-  for (std::uint64_t i = 0; i < 5 * 2000; ++i)
+  for (std::uint64_t i = 0; i < 5ULL * 2000; ++i) {
     requests.push_back(read_at(i, (random() % (1ULL << 26)) * 64, 0));
+  }
   const RunResult run = run_event_driven(controller, requests);
   ASSERT_EQ(run.completions.size(), requests.size());
   EXPECT_EQ(check_timing(config, run.commands, run.completions), 0);
@@ -581,12 +582,14 @@ TEST(DramController, RandomReadsAreBoundByActivateRate) {
   for (std::uint32_t c = 0; c < config.channels; ++c) {
     std::vector<DramCompletion> channel_done;
     for (const DramRequest& request : requests) {
-      if (controller.mapping().decode(request.address).channel == c)
+      if (controller.mapping().decode(request.address).channel == c) {
         channel_done.push_back(done.at(request.id));
+      }
     }
     std::uint64_t activates = 0;
-    for (const auto& bank : controller.channel_stats(c).banks)
+    for (const auto& bank : controller.channel_stats(c).banks) {
       activates += bank.row_misses + bank.row_conflicts;
+    }
     ASSERT_GT(activates, channel_done.size() * 98 / 100);
     const double bound = 64.0 * (static_cast<double>(channel_done.size()) / static_cast<double>(activates)) /
                          (cycles_per_act * static_cast<double>(controller.clock_period_ps()) * 1e-12);
@@ -617,8 +620,9 @@ std::map<std::uint64_t, DramCompletion> run_hits_against_conflict(std::uint32_t 
   const TimePs at = 200 * controller.clock_period_ps();
   std::vector<DramRequest> requests = {read_at(0, mapping.encode({0, 0, 1, 0}), 0),
                                        read_at(100, mapping.encode({0, 0, 2, 0}), at)};
-  for (std::uint32_t i = 1; i <= 6; ++i)
+  for (std::uint32_t i = 1; i <= 6; ++i) {
     requests.push_back(read_at(i, mapping.encode({0, 0, 1, 64 * i}), at));
+  }
   RunResult run = run_event_driven(controller, requests);
   EXPECT_EQ(check_timing(config, run.commands, run.completions), 0);
   if (out != nullptr) *out = run;
@@ -810,7 +814,7 @@ TEST(DramController, IdleRefreshIsCaughtUpWithoutWakeups) {
   EXPECT_EQ(controller.bank_state(0, 0), 1);
 
   // The wrapper wakes much later for an unrelated reason: the idle refreshes are counted, the row closed.
-  controller.advance(3 * t.tREFI * period + 5 * period, done);
+  controller.advance((3ULL * t.tREFI + 5) * period, done);
   EXPECT_EQ(controller.channel_stats(0).refreshes, 3u);
   EXPECT_EQ(controller.channel_stats(1).refreshes, 3u);
   EXPECT_EQ(controller.bank_state(0, 0), 2);  // the 3rd REF issued at 3 tREFI: still within tRFC
@@ -927,7 +931,7 @@ TEST(DramController, WakingAtNextEventEqualsSteppingEveryEdge) {
   for (const DramConfig& config : {small, six}) {
     for (const std::uint64_t seed : {1u, 2u, 3u}) {
       const TimePs period = dram::command_clock_period_ps(config);
-      const std::vector<DramRequest> requests = mixed_stream(3000, seed, period, 3 * config.timing.tREFI);
+      const std::vector<DramRequest> requests = mixed_stream(3000, seed, period, 3ULL * config.timing.tREFI);
       DramController by_event(config);
       DramController by_edge(config);
       DramController by_completion(config);
@@ -990,7 +994,7 @@ void stream_and_check(std::uint64_t count) {
   config.row_hit_cap = 8;
   DramController controller(config);
   const TimePs period = controller.clock_period_ps();
-  const std::vector<DramRequest> requests = mixed_stream(count, 42, period, 2 * config.timing.tREFI);
+  const std::vector<DramRequest> requests = mixed_stream(count, 42, period, 2ULL * config.timing.tREFI);
   const RunResult run = run_event_driven(controller, requests);
   ASSERT_EQ(run.completions.size(), count);
   const auto done = by_id(run.completions);

@@ -137,6 +137,12 @@ class SectorCache {
   [[nodiscard]] std::uint32_t sectors_per_line() const { return sectors_per_line_; }
   /// Lines holding dirty sectors now (what a final flush would write back).
   [[nodiscard]] std::uint64_t dirty_lines() const { return dirty_lines_; }
+  /// Dirty sectors now: what a final flush would write back, in sectors.
+  [[nodiscard]] std::uint64_t dirty_sectors() const {
+    std::uint64_t sectors = 0;
+    for (const std::uint32_t mask : dirty_) sectors += static_cast<std::uint64_t>(__builtin_popcount(mask));
+    return sectors;
+  }
   /// Base address of the line holding `address`.
   [[nodiscard]] std::uint64_t line_address(std::uint64_t address) const {
     return address & ~std::uint64_t{line_offset_mask_};

@@ -1,6 +1,7 @@
 #include "sm/tb/tb_sm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/error.h"
@@ -9,10 +10,11 @@
 namespace gpumux {
 
 TbSm::TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, TbDurationMode duration_mode,
-           std::uint64_t seed, TbCompletionListener& listener)
+           std::uint64_t seed, TbCompletionListener& listener, BandwidthPenalty* penalty)
     : SmModule(name),
       memory_socket("memory_socket"),
       id_(id),
+      penalty_(penalty),
       limits_(gpu.sm),
       listener_(listener),
       durations_(duration_mode, seed),
@@ -23,7 +25,27 @@ TbSm::TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, T
       mover_(memory_, gpu, id) {
   spawn_method("complete_due", wake_, [this] { complete_due(); });
   spawn_method("finish_save", save_done_, [this] { finish_save(); });
+  if (penalty_ != nullptr) penalty_->add_listener(this);
 }
+
+std::uint64_t TbSm::demand_of(const KernelDesc* kernel) const {
+  if (penalty_ == nullptr || kernel == nullptr || kernel->tb_time.mean_ps == 0) return 0;
+  // Its kernel's DRAM bytes per thread block over its mean thread-block time alone (Liang's B_i,
+  // per thread block): what it asks while it runs, whatever its own drawn duration.
+  const double per_s =
+      kernel->memory.dram_bytes_per_tb() / static_cast<double>(kernel->tb_time.mean_ps) * 1e12;
+  return static_cast<std::uint64_t>(std::llround(per_s));
+}
+
+void TbSm::retime(TimePs now) {
+  const TimePs at = any_running() ? std::max(now, time_of(first_running().end_work)) : kNever;
+  if (at == wake_at_ps_) return;
+  wake_.cancel();
+  wake_at_ps_ = at;
+  if (at != kNever) wake_.notify(sc_core::sc_time::from_value(at - now));
+}
+
+void TbSm::on_progress_rate_changed(TimePs now) { retime(now); }
 
 TimePs TbSm::now_ps() { return sc_core::sc_time_stamp().value(); }
 
@@ -42,7 +64,16 @@ TimePs TbSm::start_tb(const TbLaunch& launch) {
   }
   usage_.add(launch.footprint);
 
-  const Running record{0, next_sequence_++, begin, launch.kernel, launch.tb, launch.footprint};
+  // With interference, a thread block still waiting for the SM's setup is taken to start on the work clock
+  // as it reads at its start at today's rate (and to ask its bandwidth from now on).
+  const Running record{0,
+                       next_sequence_++,
+                       begin,
+                       work_at(begin),
+                       launch.kernel,
+                       launch.tb,
+                       launch.footprint,
+                       demand_of(launch.desc)};
   if (launch.restore_bytes > 0) {
     // A preempted TB first reads its context back (Tanasic 3.2), then runs what it had left.
     const std::uint64_t number = next_restore_++;
@@ -52,7 +83,7 @@ TimePs TbSm::start_tb(const TbLaunch& launch) {
     return begin - now;
   }
   Running running = record;
-  running.end_ps = begin + duration_ps;
+  running.end_work = record.start_work + duration_ps;
   push_running(running, now);
   return begin - now;
 }
@@ -75,9 +106,14 @@ void TbSm::push_running(const Running& tb, TimePs now) {
     --i;
   }
   running_[i] = tb;
-  if (tb.end_ps < wake_at_ps_) {
-    wake_at_ps_ = tb.end_ps;
-    wake_.notify(sc_core::sc_time::from_value(tb.end_ps - now));
+  if (penalty_ != nullptr) {
+    if (tb.demand > 0) penalty_->add_demand(tb.demand, now);  // may re-time every SM
+    retime(now);
+    return;
+  }
+  if (tb.end_work < wake_at_ps_) {
+    wake_at_ps_ = tb.end_work;
+    wake_.notify(sc_core::sc_time::from_value(tb.end_work - now));
   }
 }
 
@@ -88,16 +124,21 @@ void TbSm::release(const TbFootprint& f) { usage_.remove(f); }
 void TbSm::complete_due() {
   const TimePs now = now_ps();
   wake_at_ps_ = kNever;
-  while (any_running() && first_running().end_ps <= now) {
+  while (any_running() && time_of(first_running().end_work) <= now) {
     const Running done = pop_running();
+    if (done.demand > 0) penalty_->remove_demand(done.demand, now);
     release(done.footprint);
     ++tbs_completed_;
     if (usage_.thread_blocks == 0) busy_total_ps_ += now - busy_since_ps_;
     // The driver may start new thread blocks from inside this call; they end in the future.
     listener_.on_tb_complete(id_, done.kernel, done.tb, done.start_ps);
   }
-  if (any_running() && first_running().end_ps < wake_at_ps_) {
-    wake_at_ps_ = first_running().end_ps;
+  if (penalty_ != nullptr) {
+    retime(now);
+    return;
+  }
+  if (any_running() && first_running().end_work < wake_at_ps_) {
+    wake_at_ps_ = first_running().end_work;
     wake_.notify(sc_core::sc_time::from_value(wake_at_ps_ - now));
   }
 }
@@ -111,7 +152,10 @@ void TbSm::restore_done(std::uint64_t number, TimePs done_ps) {
   const Restore restore = it->second;
   restores_.erase(it);
   Running tb = restore.tb;
-  tb.end_ps = done_ps + restore.duration_ps;
+  // It runs from done_ps on (a future time, when the restore answered early: the work clock read at
+  // today's rate); a save before then finds all of it left.
+  tb.start_work = work_at(std::max(now_ps(), tb.start_ps));
+  tb.end_work = work_at(done_ps) + restore.duration_ps;
   listener_.on_tb_restored(id_, tb.kernel, tb.tb, tb.start_ps, done_ps);
   if (!restore.saved) {
     push_running(tb, now_ps());
@@ -124,7 +168,7 @@ void TbSm::restore_done(std::uint64_t number, TimePs done_ps) {
                      std::min(tb.start_ps, save_requested_ps_),
                      save_requested_ps_},
                     tb.footprint,
-                    tb.end_ps,
+                    tb.end_work,
                     tb.sequence});
   save_ready_ps_ = std::max(save_ready_ps_, done_ps);
   --restores_to_save_;
@@ -148,13 +192,15 @@ void TbSm::save_context() {
   save_ = ContextSave{};
   save_requested_ps_ = now;
   restores_to_save_ = 0;
+  const TimePs work_now = work_at(now);
   while (any_running()) {
     // Issue stops now: what a thread block had left is its end less now, or all of it if it was
-    // still waiting for the SM's setup.
+    // still waiting for the SM's setup (in alone-speed work, which is what it runs when resumed).
     const Running r = pop_running();
-    const TimePs left = r.end_ps - std::min(r.end_ps, std::max(now, r.start_ps));
+    if (r.demand > 0) penalty_->remove_demand(r.demand, now);
+    const TimePs left = r.end_work - std::min(r.end_work, std::max(work_now, r.start_work));
     const TimePs resident = std::min(now, r.start_ps);
-    saved_.push_back({{r.kernel, r.tb, {left, {}}, resident, now}, r.footprint, r.end_ps, r.sequence});
+    saved_.push_back({{r.kernel, r.tb, {left, {}}, resident, now}, r.footprint, r.end_work, r.sequence});
     save_.bytes += context_bytes(r.footprint);
   }
   for (auto& [number, restore] : restores_) {
@@ -179,7 +225,7 @@ void TbSm::finish_save() {
   const TimePs now = now_ps();
   // In the order the thread blocks would have completed (as they were stopped).
   std::sort(saved_.begin(), saved_.end(), [](const SavedTb& a, const SavedTb& b) {
-    return a.end_ps != b.end_ps ? a.end_ps < b.end_ps : a.sequence < b.sequence;
+    return a.end_work != b.end_work ? a.end_work < b.end_work : a.sequence < b.sequence;
   });
   std::vector<PreemptedTb> saved;
   saved.reserve(saved_.size());

@@ -12,6 +12,11 @@
 // a save's writes start after the pipeline drain (drain_cycles) and the trap routine (trap_cycles);
 // after a preemption, a thread block of a kernel the SM is not set up for waits for the setup
 // (setup_cycles, sm/sm_setup.h) before it runs or restores.
+//
+// Memory interference (memory.tb_interference: on): thread blocks progress on the shared work clock of
+// a BandwidthPenalty (sm/tb/bandwidth_penalty.h, Liang Eq. 3), so their ends are kept in work units and
+// turned into times through it; when its rate changes, the SM re-times its next completion. Without it
+// work and time are the same clock.
 
 #include <cstdint>
 #include <map>
@@ -26,17 +31,19 @@
 #include "sm/context_mover.h"
 #include "sm/sm_model.h"
 #include "sm/sm_setup.h"
+#include "sm/tb/bandwidth_penalty.h"
 #include "sm/tb/tb_duration.h"
 
 namespace gpumux {
 
-class TbSm final : public SmModule {
+class TbSm final : public SmModule, private ProgressRateListener {
  public:
   /// Context save and restore traffic to the memory controller (TLM-2.0 writes and reads).
   MemoryPort::Socket memory_socket;
 
+  /// `penalty`: the GPU's shared memory-interference clock, or nullptr (interference off).
   TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, TbDurationMode duration_mode,
-       std::uint64_t seed, TbCompletionListener& listener);
+       std::uint64_t seed, TbCompletionListener& listener, BandwidthPenalty* penalty = nullptr);
 
   [[nodiscard]] bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const override;
   TimePs start_tb(const TbLaunch& launch) override;
@@ -52,15 +59,17 @@ class TbSm final : public SmModule {
 
  private:
   struct Running {
-    TimePs end_ps = 0;
+    TimePs end_work = 0;  ///< the work clock's reading when it completes (its end time without penalty)
     std::uint64_t sequence = 0;  ///< issue order: deterministic tie-break between equal end times
     TimePs start_ps = 0;         ///< began running (or restoring): after the SM's setup
+    TimePs start_work = 0;       ///< the work clock at start_ps
     KernelId kernel{};
     std::uint32_t tb = 0;
     TbFootprint footprint{};
+    std::uint64_t demand = 0;  ///< DRAM bytes per second it asks while running (interference on)
     /// Completion order: a strict order (sequences are unique).
     [[nodiscard]] bool before(const Running& other) const {
-      return end_ps != other.end_ps ? end_ps < other.end_ps : sequence < other.sequence;
+      return end_work != other.end_work ? end_work < other.end_work : sequence < other.sequence;
     }
   };
 
@@ -68,12 +77,12 @@ class TbSm final : public SmModule {
   struct SavedTb {
     PreemptedTb tb;
     TbFootprint footprint{};
-    TimePs end_ps = 0;
+    TimePs end_work = 0;
     std::uint64_t sequence = 0;
   };
   /// A re-issued thread block waiting for its context to come back.
   struct Restore {
-    Running tb{};            ///< end_ps unset until the context is back
+    Running tb{};            ///< end_work unset until the context is back
     TimePs duration_ps = 0;  ///< what it runs once its context is back
     bool saved = false;      ///< a save stopped the SM meanwhile; the TB goes to the save
   };
@@ -90,8 +99,20 @@ class TbSm final : public SmModule {
   void save_written(TimePs done_ps);
   void maybe_finish_save();
   [[nodiscard]] static TimePs now_ps();
+  /// The work clock at `at` (at itself without penalty).
+  [[nodiscard]] TimePs work_at(TimePs at) const { return penalty_ == nullptr ? at : penalty_->work_at(at); }
+  /// When the work clock reaches `work` (work itself without penalty).
+  [[nodiscard]] TimePs time_of(TimePs work) const {
+    return penalty_ == nullptr ? work : penalty_->time_of(work);
+  }
+  /// DRAM bytes per second a thread block of `kernel` asks (0 without penalty or profile).
+  [[nodiscard]] std::uint64_t demand_of(const KernelDesc* kernel) const;
+  void on_progress_rate_changed(TimePs now) override;
+  /// Moves the completion event to the first running thread block's end as the work clock now maps it.
+  void retime(TimePs now);
 
   SmId id_;
+  BandwidthPenalty* penalty_;
   const SmResources& limits_;
   TbCompletionListener& listener_;
   TbDurationModel durations_;
