@@ -71,7 +71,12 @@ RunResult every_field_distinct() {
   r.preemptions = {{21, 22, 1, 23, 24, 4096}};
   r.commands = {{3, 31, 32, 33, 4097, 35, 36, 37}};
   r.sms = {{51, 99, 52, {71, 72, 73, 74, 75, 76, 77, 78, 79, 80}}};
-  r.memory = {61, 62, 63, 64, 65, nlohmann::json{{"model", "dram"}, {"requests", 66}},
+  r.memory = {61,
+              62,
+              63,
+              64,
+              65,
+              nlohmann::json{{"model", "dram"}, {"requests", 66}},
               nlohmann::json{{"lost_ns", 67.5}}};
   r.wall_seconds = 0.25;
   return r;
