@@ -263,6 +263,7 @@ const std::vector<std::string_view> kExperimentKeys = {"name",
                                                        "paper",
                                                        "tb_rsd_percent",
                                                        "preemption_latency_scale",
+                                                       "tb_interference",
                                                        "kernel_launch",
                                                        "streams_per_application"};
 const std::vector<std::string_view> kExtensionKeys = [] {
@@ -487,6 +488,14 @@ ExperimentConfig load_experiment_at(const std::string& path, std::vector<std::st
     // 0 makes preemption free of latencies; a thousand times the shipped ones is already absurd.
     c.preemption_latency_scale = scale->as_number_in(0, 1000, "times");
   }
+  if (const auto interference = m.optional("tb_interference")) {
+    const std::string value = interference->as_string();
+    if (value != "on" && value != "off") {
+      interference->fail("must be on (TB-level memory interference, Liang Eq. 3) or off, not '" + value +
+                         "'");
+    }
+    c.tb_interference = value == "on";
+  }
   if (const auto launch = m.optional("kernel_launch")) c.kernel_launch = read_kernel_launch_mode(*launch);
   if (const auto streams = m.optional("streams_per_application")) {
     // 1 is every shipped application already; more streams than a GPU has hardware queues would share
@@ -524,6 +533,7 @@ ExpandedExperiment expand_experiment(const ExperimentConfig& config) {
   ExpandedExperiment e;
   e.gpu = load_gpu_config(config.gpu_path);
   if (config.preemption_latency_scale) scale_preemption_latencies(e.gpu, *config.preemption_latency_scale);
+  if (config.tb_interference) e.gpu.memory.tb_interference = *config.tb_interference;
   for (const ExperimentRun& run : config.runs) e.run_gpus.push_back(run_gpu(e.gpu, run));
   if (config.generator) {
     const MixGeneratorConfig& g = *config.generator;

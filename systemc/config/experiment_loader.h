@@ -99,6 +99,9 @@ struct ExperimentConfig {
   /// `preemption_latency_scale`: the GPU's drain, trap and setup cycles times this (a sensitivity
   /// study of the preemption latencies; scale_preemption_latencies).
   std::optional<double> preemption_latency_scale;
+  /// `tb_interference`: every run's GPU (and its isolated baselines) with memory.tb_interference on or
+  /// off (issue 12 item 8: what TB-level memory interference moves in the paper experiments).
+  std::optional<bool> tb_interference;
   /// `kernel_launch`: every workload of the grid (and its isolated baselines) submits its kernel
   /// launches this way (a sensitivity study of launch asynchrony, Tanasic 2.1 and 4.3).
   std::optional<KernelLaunchMode> kernel_launch;

@@ -529,6 +529,38 @@ TEST_F(ConfigErrorTest, MissingTbTimeMean) {
                "mean_ns, mean_us or mean_cycles");
 }
 
+TEST_F(ConfigErrorTest, KernelMemoryTrafficOutsidePhysicalSense) {
+  const GpuConfig g = gpu();
+  const auto library_with = [&](const std::string& memory) {
+    const std::string text =
+        "kernels:\n  - name: k\n    thread_blocks: 1\n    threads_per_tb: 32\n    registers_per_tb: 32\n"
+        "    tb_time: {mean_us: 5}\n    memory: " +
+        memory + "\n";
+    return write("badlib.yaml", text);
+  };
+  const std::string over = library_with("{bytes_per_tb: 4096, l2_hit_percent: 101}");
+  expect_error(error_of([&] { (void)load_kernel_library(over, g); }), "badlib.yaml", 7,
+               "kernels[0].memory.l2_hit_percent", "0 to 100");
+  const std::string negative = library_with("{bytes_per_tb: -1}");
+  expect_error(error_of([&] { (void)load_kernel_library(negative, g); }), "badlib.yaml", 7,
+               "kernels[0].memory.bytes_per_tb", "");
+  const std::string huge = library_with("{bytes_per_tb: 1e12}");
+  expect_error(error_of([&] { (void)load_kernel_library(huge, g); }), "badlib.yaml", 7,
+               "kernels[0].memory.bytes_per_tb", "64 GiB");
+  const std::string unknown = library_with("{bytes: 4096}");
+  expect_error(error_of([&] { (void)load_kernel_library(unknown, g); }), "badlib.yaml", 7,
+               "kernels[0].memory.bytes", "unknown key");
+  const auto good = load_kernel_library(library_with("{bytes_per_tb: 4096, l2_hit_percent: 25}"), g);
+  EXPECT_DOUBLE_EQ(good.at(0)->memory.dram_bytes_per_tb(), 3072.0);
+}
+
+TEST_F(ConfigErrorTest, TbInterferenceIsOnOrOff) {
+  const auto [msg, text] =
+      gpu_error("memory: {bandwidth_gb_per_s: 100, latency_ns: 0}",
+                "memory: {bandwidth_gb_per_s: 100, latency_ns: 0, tb_interference: yes}");
+  expect_error(msg, "bad-gpu.yaml", line_of(text, "tb_interference"), "memory.tb_interference", "on");
+}
+
 TEST_F(ConfigErrorTest, TwoTbTimeMeans) {
   const std::string text =
       "kernels:\n  - name: k\n    thread_blocks: 1\n    threads_per_tb: 32\n    registers_per_tb: 32\n"

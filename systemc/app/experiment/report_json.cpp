@@ -59,6 +59,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                {"baseline", c.runs.front().label}};
   if (c.tb_rsd_percent) j["grid"]["tb_rsd_percent"] = *c.tb_rsd_percent;
   if (c.preemption_latency_scale) j["grid"]["preemption_latency_scale"] = *c.preemption_latency_scale;
+  if (c.tb_interference) j["grid"]["tb_interference"] = *c.tb_interference ? "on" : "off";
   if (c.kernel_launch) j["grid"]["kernel_launch"] = to_string(*c.kernel_launch);
   if (c.streams_per_application) j["grid"]["streams_per_application"] = *c.streams_per_application;
   json row_list = json::array();

@@ -244,6 +244,10 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
     md += "\n- Preemption latencies: the GPU's drain, trap and setup cycles x" + scale.str() +
           " (`preemption_latency_scale`)";
   }
+  if (c.tb_interference) {
+    md += std::string("\n- TB-level memory interference: ") + (*c.tb_interference ? "on" : "off") +
+          " (`tb_interference`; Liang Eq. 3 on the kernels' measured bytes per thread block)";
+  }
   if (c.kernel_launch) {
     md += std::string("\n- Kernel launches: ") + to_string(*c.kernel_launch) +
           " in every workload (`kernel_launch`)";
