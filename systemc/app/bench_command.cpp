@@ -17,6 +17,7 @@
 #include <systemc>
 
 #include "app/commands.h"
+#include "app/memory_bench.h"
 #include "config/gpu_loader.h"
 #include "config/kernel_library_loader.h"
 #include "core/error.h"
@@ -235,6 +236,9 @@ int bench_command(const std::vector<std::string>& args) {
   std::string sm_model;
   std::string warp_scheduler;
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
+      "memory",
+      "the dram model's DRAM core alone: requests per wall second (--tbs: requests per pattern, "
+      "default 2000000)")(
       "tbs", po::value(&tbs_text),
       "thread blocks to simulate: TB level 1000 to 100000000 (default 4000000), warp level 100 to 10000000 "
       "(default 4224)")("gpu", po::value(&gpu_path),
@@ -254,13 +258,31 @@ int bench_command(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   if (vm.count("help") != 0U) {
-    std::cout
-        << "usage: gpumux bench [--json] [--tbs N] [--gpu FILE] [--policy NAME] [--sm-model tb|warp]\n\n"
-        << options << '\n';
+    std::cout << "usage: gpumux bench [--json] [--tbs N] [--gpu FILE] [--policy NAME] [--sm-model tb|warp] "
+                 "[--memory]\n\n"
+              << options << '\n';
     return kExitOk;
   }
   if (gpu_path.empty()) gpu_path = config_file("gpus/hopper-h100-like.yaml");
   GpuConfig gpu = load_gpu_config(gpu_path);
+  if (vm.count("memory") != 0U) {
+    const std::uint64_t requests =
+        parse_integer_option("--tbs", tbs_text.empty() ? "2000000" : tbs_text, 1000, 1'000'000'000);
+    const nlohmann::json out = memory_bench(gpu, requests);
+    if (vm.count("json") != 0U) {
+      std::cout << out.dump() << '\n';
+      return kExitOk;
+    }
+    std::printf("gpumux bench --memory: DRAM core of %s, %zu requests in flight, one core\n",
+                gpu.name.c_str(), out.at("in_flight").get<std::size_t>());
+    for (const nlohmann::json& run : out.at("runs")) {
+      std::printf("  %-8s %llu requests: %.2f s wall, %.2f M requests/s; %.1f of %.1f GB/s simulated\n",
+                  run.at("pattern").get<std::string>().c_str(), run.at("requests").get<unsigned long long>(),
+                  run.at("wall_seconds").get<double>(), run.at("requests_per_s").get<double>() / 1e6,
+                  run.at("bandwidth_gb_per_s").get<double>(), run.at("peak_gb_per_s").get<double>());
+    }
+    return kExitOk;
+  }
   apply_sm_model_options(gpu, sm_model, warp_scheduler);
   if (gpu.sm_model == SmModel::kWarp) {
     return warp_bench(gpu, tbs_text, policy, preemption, vm.count("json") != 0U);
