@@ -178,6 +178,16 @@ void DramMemorySystem::access_line(std::uint32_t r, std::uint64_t address, std::
   fill->second.waiters.push_back({r, missing, done});
 }
 
+void DramMemorySystem::set_dram_log(DramActivity* log) {
+  activity_ = log;
+  dram_.set_command_log(log == nullptr ? nullptr : &log->commands);
+  if (log == nullptr) return;
+  const dram::DramConfig& config = dram_.config();
+  log->channels = config.channels;
+  log->banks = config.banks;
+  log->refresh_ps = config.refresh ? config.timing.tRFC * dram_.clock_period_ps() : 0;
+}
+
 void DramMemorySystem::fetch(std::uint64_t line, std::uint32_t sectors, std::uint32_t channel,
                              bool is_write) {
   const TimePs arrival = sc_core::sc_time_stamp().value() + to_dram_ps_;
@@ -203,6 +213,7 @@ void DramMemorySystem::fetch(std::uint64_t line, std::uint32_t sectors, std::uin
       const std::uint64_t address = line + static_cast<std::uint64_t>(first) * sector_bytes_ +
                                     static_cast<std::uint64_t>(k) * atom_bytes_;
       dram_.enqueue({id, address, is_write, arrival});
+      if (activity_ != nullptr) activity_->arrivals.emplace_back(arrival, channel);
       enqueued_ = true;
     }
   }

@@ -77,6 +77,8 @@ class DramMemorySystem final : public MemoryTarget {
   [[nodiscard]] double l2_load_hit_rate() const;
   /// Every DRAM command from now on is appended to `log` (the waveform's per-channel signals).
   void set_command_log(std::vector<dram::DramCommand>* log) { dram_.set_command_log(log); }
+  /// Commands and burst arrivals from now on, for the waveform (null: none).
+  void set_dram_log(DramActivity* log) override;
 
  private:
   /// A request being served: its pieces (line accesses) not done yet and the latest completion.
@@ -155,6 +157,7 @@ class DramMemorySystem final : public MemoryTarget {
   std::vector<KernelTraffic> kernels_;  ///< by kernel launch
   LatencyHistogram request_latency_;
   std::vector<LatencyHistogram> channel_latency_;  ///< reads, arrival at the channel to last beat
+  DramActivity* activity_ = nullptr;               ///< the waveform's channel log (set_dram_log)
 };
 
 }  // namespace gpumux

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tlm_utils/multi_passthrough_target_socket.h>
@@ -24,6 +25,7 @@
 #include <tlm>
 
 #include "core/types.h"
+#include "mem/dram/dram_channel.h"
 
 namespace gpumux {
 
@@ -34,6 +36,16 @@ struct MemoryTransfer {
   std::uint64_t bytes = 0;
   std::uint32_t initiator = 0;
   bool is_write = false;
+};
+
+/// What the dram model's channels did, for the waveform (DramMemorySystem::set_dram_log): every DRAM
+/// command, and when each burst entered its channel's queue.
+struct DramActivity {
+  std::uint32_t channels = 0;
+  std::uint32_t banks = 0;
+  TimePs refresh_ps = 0;  ///< tRFC: an all-bank refresh keeps the channel's banks busy this long
+  std::vector<dram::DramCommand> commands;
+  std::vector<std::pair<TimePs, std::uint32_t>> arrivals;  ///< (time, channel)
 };
 
 class MemoryTarget : public sc_core::sc_module {
@@ -54,6 +66,9 @@ class MemoryTarget : public sc_core::sc_module {
   [[nodiscard]] virtual nlohmann::json details(TimePs end_ps) const = 0;
   /// Every request served from now on is appended to `log` (the waveform's memory signals); null: none.
   void set_transfer_log(std::vector<MemoryTransfer>* log) { log_ = log; }
+  /// The dram model's channel activity from now on (the waveform's per-channel signals); the simple
+  /// model has no channels and ignores it.
+  virtual void set_dram_log(DramActivity* /*log*/) {}
 
  protected:
   /// A BEGIN_REQ arriving now from `initiator`: return TLM_COMPLETED with `delay` set to the time

@@ -71,6 +71,9 @@ class ActivityLog final : public TbTraceSink, public WarpActivitySink {
   /// The memory controller appends what it serves here (MemoryController::set_transfer_log).
   [[nodiscard]] std::vector<MemoryTransfer>& memory_transfers() { return memory_transfers_; }
   [[nodiscard]] const std::vector<MemoryTransfer>& memory_transfers() const { return memory_transfers_; }
+  /// The dram model's channels (commands, burst arrivals); empty unless attached (waveforms only).
+  [[nodiscard]] DramActivity& dram() { return dram_; }
+  [[nodiscard]] const DramActivity& dram() const { return dram_; }
   [[nodiscard]] const std::vector<SmstChange>& smst_changes() const { return smst_changes_; }
   [[nodiscard]] const std::vector<KsrtChange>& ksrt_changes() const { return ksrt_changes_; }
   [[nodiscard]] const std::vector<TokenChange>& token_changes() const { return token_changes_; }
@@ -87,6 +90,7 @@ class ActivityLog final : public TbTraceSink, public WarpActivitySink {
   std::vector<KsrtChange> ksrt_changes_;
   std::vector<TokenChange> token_changes_;
   std::vector<MemoryTransfer> memory_transfers_;
+  DramActivity dram_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>
       runs_;  ///< (launch, tb) -> stretches so far
   /// (launch, tb) -> its last context restore (start, end), until the stretch it belongs to is recorded

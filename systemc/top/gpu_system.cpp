@@ -89,6 +89,8 @@ void GpuSystem::attach_activity_log(ActivityLog& log) {
   memory_->set_transfer_log(&log.memory_transfers());
 }
 
+void GpuSystem::attach_dram_log(DramActivity& log) { memory_->set_dram_log(&log); }
+
 void GpuSystem::finish_phase_trace(TimePs end_ps) {
   if (!phase_trace_) return;
   std::vector<PhaseTraceKernel> kernels;

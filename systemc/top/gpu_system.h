@@ -32,6 +32,8 @@ class GpuSystem final : public sc_core::sc_module, public CommandCompletionListe
   /// Reports what the SMs, the driver's SMST and the memory controller do to `log`, for the timeline
   /// and the waveform written after the run (before the simulation starts; `log` outlives it).
   void attach_activity_log(ActivityLog& log);
+  /// The dram model's channel activity (every DRAM command: waveforms only, it grows with the run).
+  void attach_dram_log(DramActivity& log);
   /// `--phase-trace`: the samples up to `end_ps` and the kernel launches, then closes the file (no
   /// trace: nothing).
   void finish_phase_trace(TimePs end_ps);

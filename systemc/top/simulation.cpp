@@ -80,6 +80,7 @@ RunResult simulate_in_this_process(const SimulationSpec& spec) {
   // The timeline and the waveform are written from what the run recorded, once it has ended.
   ActivityLog activity;
   if (!spec.timeline_path.empty() || !spec.vcd_path.empty()) system->attach_activity_log(activity);
+  if (!spec.vcd_path.empty()) system->attach_dram_log(activity.dram());
 
   sc_core::sc_start();
   if (process_failure()) std::rethrow_exception(process_failure());

@@ -49,7 +49,7 @@ WaveformFiles waveform_files(const std::string& path) {
   return {path,
           s + ".gtkw",
           {s + ".sm_activity.txt", s + ".smst_state.txt", s + ".kernel.txt", s + ".tokens.txt",
-           s + ".issue_units.txt", s + ".ksrt_state.txt"}};
+           s + ".issue_units.txt", s + ".ksrt_state.txt", s + ".bank_state.txt"}};
 }
 
 namespace {
@@ -79,6 +79,7 @@ class Builder {
     engine();
     for (std::uint32_t s = 0; s < in_.num_sms; ++s) sm(s);
     memory();
+    dram_channels();
   }
 
   VcdWriter& vcd() { return vcd_; }
@@ -368,6 +369,47 @@ class Builder {
     groups_.push_back(std::move(g));
   }
 
+  /// The dram model (memory.model dram): per channel the requests queued (a burst from its arrival to its
+  /// column command) and per bank its state: closed, open (ACT .. PRE) or refreshing (REF, tRFC long).
+  void dram_channels() {
+    const DramActivity& d = in_.log.dram();
+    if (d.channels == 0) return;
+    GtkwGroup g{"dram channels", {}, false};
+    std::vector<std::vector<std::pair<TimePs, int>>> queue(d.channels);
+    for (const auto& [t, c] : d.arrivals) queue.at(c).emplace_back(t, +1);
+    std::vector<VcdWriter::Signal> banks;
+    for (std::uint32_t c = 0; c < d.channels; ++c) {
+      const std::string scope = "gpu.mem.dram.ch" + zero_padded(c, d.channels) + ".";
+      const auto depth = add(g, scope + "queue", 16);
+      for (std::uint32_t b = 0; b < d.banks; ++b) {
+        banks.push_back(add(g, scope + "bank" + zero_padded(b, d.banks), 2, files_.filters.bank_state));
+      }
+      // Column commands take their request off the queue.
+      for (const dram::DramCommand& cmd : d.commands) {
+        if (cmd.channel == c && cmd.request_id != dram::kNoRequest &&
+            (cmd.kind == dram::DramCommandKind::kRead || cmd.kind == dram::DramCommandKind::kWrite)) {
+          queue[c].emplace_back(cmd.time_ps, -1);
+        }
+      }
+      level(depth, queue[c]);
+    }
+    // Refreshes first: an ACT at the very edge a refresh ends (REF + tRFC) is given later and wins.
+    for (const dram::DramCommand& cmd : d.commands) {
+      if (cmd.kind != dram::DramCommandKind::kRefresh) continue;
+      for (std::uint32_t b = 0; b < d.banks; ++b) {
+        vcd_.change(banks.at(cmd.channel * d.banks + b), cmd.time_ps, 2);
+        vcd_.change(banks.at(cmd.channel * d.banks + b), cmd.time_ps + d.refresh_ps, 0);
+      }
+    }
+    for (const dram::DramCommand& cmd : d.commands) {
+      if (cmd.kind == dram::DramCommandKind::kActivate || cmd.kind == dram::DramCommandKind::kPrecharge) {
+        vcd_.change(banks.at(cmd.channel * d.banks + cmd.bank), cmd.time_ps,
+                    cmd.kind == dram::DramCommandKind::kActivate ? 1 : 0);
+      }
+    }
+    groups_.push_back(std::move(g));
+  }
+
   const WaveformInput& in_;
   const WaveformFiles& files_;
   VcdWriter vcd_;
@@ -410,6 +452,7 @@ void write_filters(const WaveformFiles& files, const WaveformInput& in) {
                           {static_cast<std::uint64_t>(KsrtState::kWaiting), "waiting"},
                           {static_cast<std::uint64_t>(KsrtState::kRunning), "running"},
                           {static_cast<std::uint64_t>(KsrtState::kPreempted), "preempted"}});
+  write_translate_filter(files.filters.bank_state, {{0, "closed"}, {1, "open"}, {2, "refresh"}});
 }
 
 }  // namespace

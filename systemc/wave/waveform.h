@@ -3,7 +3,8 @@
 // in a hierarchy that follows the block diagram, built from what the run recorded once it has ended
 // (metrics/activity_log.h, the run's records): gpu.host, gpu.frontend (hardware queues), gpu.dispatcher,
 // gpu.engine (running kernels, PTBQ), gpu.sm_NN (SMST entry, activity, kernel, thread blocks,
-// preemptions; warps at the warp level) and gpu.mem. Beside it: a GTKWave save file (FILE stem
+// preemptions; warps at the warp level) and gpu.mem (with memory.model dram also gpu.mem.dram.chNN:
+// each channel's queue depth and each bank's state). Beside it: a GTKWave save file (FILE stem
 // .gtkw) grouping the signals by block and decoding the enumerations through translate filter files,
 // so `gtkwave FILE FILE.gtkw` opens a readable view. docs/user-guide.md "Debugging with waveforms".
 
@@ -51,8 +52,9 @@ struct WaveformFilters {
   std::string tokens;       ///< the empty token entry -> "-"
   std::string issue_units;  ///< a bit per UnitKind -> alu+ldst, ...
   std::string ksrt_state;   ///< KsrtState
+  std::string bank_state;   ///< a DRAM bank: closed, open, refresh
   [[nodiscard]] std::vector<std::string> all() const {
-    return {sm_activity, smst_state, kernel, tokens, issue_units, ksrt_state};
+    return {sm_activity, smst_state, kernel, tokens, issue_units, ksrt_state, bank_state};
   }
 };
 

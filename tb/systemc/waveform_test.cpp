@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "common/test_support.h"
+#include "config/gpu_loader.h"
+#include "config/kernel_library_loader.h"
 #include "systemc/priority_scenario.h"
 #include "top/simulation.h"
 #include "wave/waveform.h"
@@ -191,6 +193,62 @@ TEST(Waveform, GtkwaveFilesAndIdenticalRunsGiveIdenticalFiles) {
   EXPECT_EQ(slurp(a + "/trace.vcd").find("$date"), std::string::npos);  // no wall clock in the header
   std::filesystem::remove_all(a);
   std::filesystem::remove_all(b);
+}
+
+// Issue 12 item 6: with memory.model dram, every channel's queue depth and every bank's state. A
+// streaming kernel at the warp level: the queues fill and empty again, each burst enters one queue and
+// leaves it by one column command, and banks open, close and refresh.
+TEST(Waveform, DramChannelsShowQueueDepthAndBankState) {
+  const std::string dir = temp_dir("wave-dram");
+  GpuConfig gpu = load_gpu_config(std::string(GPUMUX_SOURCE_DIR) + "/configs/gpus/kepler-k20c.yaml");
+  gpu.sm_model = SmModel::kWarp;
+  gpu.memory.model = MemoryModel::kDram;
+  const auto kernels =
+      load_kernel_library(std::string(GPUMUX_SOURCE_DIR) + "/configs/kernels/parboil.yaml", gpu);
+  std::shared_ptr<KernelDesc> k;
+  for (const auto& kernel : kernels) {
+    if (kernel->name == "scaninter1") k = std::make_shared<KernelDesc>(*kernel);
+  }
+  ASSERT_TRUE(k);
+  SimulationSpec spec = test::alone_fixed(gpu, k);
+  spec.vcd_path = dir + "/dram.vcd";
+  const RunResult r = simulate(spec);
+  const auto changes = read_vcd(spec.vcd_path);
+  const std::uint32_t channels = gpu.memory.dram.channels;
+  std::uint64_t bursts = 0;
+  for (const nlohmann::json& ch : r.memory.dram.at("channels")) {
+    bursts += ch.at("reads").get<std::uint64_t>() + ch.at("writes").get<std::uint64_t>();
+  }
+  ASSERT_GT(bursts, 0U);
+  std::uint64_t rises = 0;
+  std::uint64_t opened = 0;
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    const std::string scope = "gpu.mem.dram.ch" + std::string(c < 10 ? "0" : "") + std::to_string(c) + ".";
+    ASSERT_TRUE(changes.count(scope + "queue")) << scope;
+    const auto& queue = changes.at(scope + "queue");
+    std::uint64_t previous = 0;
+    for (const auto& [t, depth] : queue) {
+      if (depth > previous) rises += depth - previous;
+      previous = depth;
+    }
+    EXPECT_EQ(previous, 0U) << scope << ": every queued burst left by its column command";
+    for (std::uint32_t b = 0; b < gpu.memory.dram.banks; ++b) {
+      const std::string bank = scope + "bank" + std::string(b < 10 ? "0" : "") + std::to_string(b);
+      ASSERT_TRUE(changes.count(bank)) << bank;
+      for (const auto& [t, state] : changes.at(bank)) {
+        EXPECT_LE(state, 2U) << bank;
+        opened += state == 1 ? 1 : 0;
+      }
+    }
+  }
+  // Every burst entered a queue once (rises can merge at one instant, never exceed the bursts).
+  EXPECT_LE(rises, bursts);
+  EXPECT_GT(rises, 0U);
+  EXPECT_GT(opened, 0U);
+  const WaveformFiles files = waveform_files(spec.vcd_path);
+  EXPECT_NE(slurp(files.filters.bank_state).find("2 refresh"), std::string::npos);
+  EXPECT_NE(slurp(files.save).find("gpu.mem.dram.ch00.queue[15:0]"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
