@@ -81,8 +81,9 @@ nlohmann::json memory_bench(const GpuConfig& gpu, std::uint64_t requests) {
                      ") has no memory.dram section; see docs/config.md \"Memory\"");
   }
   nlohmann::json runs = nlohmann::json::array();
-  for (const char* pattern : {"sequential", "random"})
+  for (const char* pattern : {"sequential", "random"}) {
     runs.push_back(serve(gpu.memory.dram, pattern, requests));
+  }
   return {{"gpu", gpu.name}, {"in_flight", kInFlight}, {"runs", runs}};
 }
 
