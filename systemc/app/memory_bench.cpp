@@ -20,14 +20,15 @@ namespace {
 constexpr std::size_t kInFlight = 512;
 
 /// Address of request i: consecutive atoms (a row-hit stream) or any atom in 4 GB (row misses).
-std::uint64_t address_of(const std::string& pattern, std::uint64_t i, std::uint32_t atom, Rng& rng) {
-  if (pattern == "sequential") return i * atom;
+std::uint64_t address_of(bool sequential, std::uint64_t i, std::uint32_t atom, Rng& rng) {
+  if (sequential) return i * atom;
   return rng.below(std::uint64_t{1} << 32U) / atom * atom;
 }
 
 nlohmann::json serve(const dram::DramConfig& config, const std::string& pattern, std::uint64_t count) {
   dram::DramController controller(config);
   const std::uint32_t atom = controller.atom_bytes();
+  const bool sequential = pattern == "sequential";
   Rng rng(1, 0xB3C4);
   // Arrivals not yet enqueued, earliest first (a completion frees a slot at its done time).
   std::priority_queue<TimePs, std::vector<TimePs>, std::greater<>> arrivals;
@@ -46,7 +47,7 @@ nlohmann::json serve(const dram::DramConfig& config, const std::string& pattern,
       const TimePs at = arrivals.top();
       arrivals.pop();
       // A quarter of the requests write (a kernel's stores).
-      controller.enqueue({issued, address_of(pattern, issued, atom, rng), issued % 4 == 3, at});
+      controller.enqueue({issued, address_of(sequential, issued, atom, rng), issued % 4 == 3, at});
       ++issued;
     }
     controller.advance(wake, done);

@@ -985,6 +985,67 @@ TEST(DramController, WakingAtNextEventEqualsSteppingEveryEdge) {
   }
 }
 
+/// Completions of `requests` through `controller` without a command log, woken at
+/// next_completion_bound_ps() (or the next arrival) or, with `stride_ps`, every `stride_ps`.
+std::vector<DramCompletion> run_unlogged(DramController& controller, const std::vector<DramRequest>& requests,
+                                         TimePs stride_ps = 0) {
+  std::vector<DramCompletion> completions;
+  std::size_t next = 0;
+  for (TimePs wake = 0;; wake += stride_ps) {
+    if (stride_ps == 0) {
+      wake = controller.next_completion_bound_ps();
+      if (next < requests.size()) wake = std::min(wake, requests[next].arrival_ps);
+      if (wake == kNever) break;
+    } else if (next == requests.size() && controller.next_event_ps() == kNever) {
+      break;
+    }
+    while (next < requests.size() && requests[next].arrival_ps <= wake) controller.enqueue(requests[next++]);
+    controller.advance(wake, completions);
+  }
+  return completions;
+}
+
+TEST(DramController, CommandLogDoesNotChangeTheResults) {
+  // With a command log, advance() steps the channels together in (cycle, channel) order (the log
+  // interleaves their commands); without, one channel after the other, then orders the completions. Both
+  // must give the same completions in the same order, and the same statistics, bit for bit.
+  DramConfig config = k20c_config();
+  config.refresh = true;
+  config.row_hit_cap = 4;
+  config.read_queue = 12;
+  config.write_queue = 10;
+  config.write_drain_high = 8;
+  config.write_drain_low = 3;
+  const TimePs period = dram::command_clock_period_ps(config);
+  const std::vector<DramRequest> requests = mixed_stream(20'000, 5, period, 2ULL * config.timing.tREFI);
+  DramController logged(config);
+  const RunResult reference = run_event_driven(logged, requests, true);
+  ASSERT_EQ(reference.completions.size(), requests.size());
+  // Every wake pattern: the completion bound (a few completions per advance) and long strides (hundreds
+  // per advance, from every channel).
+  for (const TimePs stride : {TimePs{0}, 3000 * period}) {
+    DramController unlogged(config);
+    const std::vector<DramCompletion> completions = run_unlogged(unlogged, requests, stride);
+    ASSERT_EQ(completions.size(), reference.completions.size());
+    for (std::size_t i = 0; i < completions.size(); ++i) {
+      ASSERT_EQ(completions[i].id, reference.completions[i].id) << "stride " << stride << " #" << i;
+      ASSERT_EQ(completions[i].command_ps, reference.completions[i].command_ps) << i;
+      ASSERT_EQ(completions[i].done_ps, reference.completions[i].done_ps) << i;
+    }
+    // Both advanced to the same time (after the stride driver's last advance), statistics agree.
+    std::vector<DramCompletion> none;
+    const TimePs end = completions.back().done_ps + 2 * stride + period;
+    logged.advance(end, none);
+    unlogged.advance(end, none);
+    EXPECT_TRUE(none.empty());
+    expect_same_stats(logged, unlogged);
+    for (std::uint32_t c = 0; c < config.channels; ++c) {
+      EXPECT_EQ(logged.channel_stats(c).queue_occupancy_integral,
+                unlogged.channel_stats(c).queue_occupancy_integral);
+    }
+  }
+}
+
 /// Streams `count` mixed requests through a controller woken at next_event_ps(), and checks every result:
 /// each request completes once, after it arrived, by the documented latency; every command obeys the
 /// timing rules; the statistics add up.

@@ -18,8 +18,6 @@ DramChannel::DramChannel(const DramConfig& config, std::uint32_t index, TimePs p
                          ? std::uint64_t{config.timing.tCL} + burst_ + 2 - config.timing.tWL
                          : 0),
       write_to_pre_(std::uint64_t{config.timing.tWL} + burst_ + config.timing.tWR),
-      read_window_(config.read_queue),
-      write_window_(config.write_queue),
       drain_high_(config.write_drain_high),
       drain_low_(config.write_drain_low),
       hit_cap_(config.row_hit_cap),
@@ -28,18 +26,21 @@ DramChannel::DramChannel(const DramConfig& config, std::uint32_t index, TimePs p
       refresh_due_(config.timing.tREFI),
       candidates_(config.banks) {
   reads_.by_bank.resize(config.banks);
+  reads_.window = config.read_queue;
   writes_.by_bank.resize(config.banks);
+  writes_.window = config.write_queue;
   stats_.banks.resize(config.banks);
+  invalidate_candidates();  // none computed yet
 }
 
 void DramChannel::push(std::uint64_t id, const DramAddress& where, bool is_write,
                        std::uint64_t eligible_cycle) {
-  incoming_.push_back({{id, where.row, next_seq_++, where.bank, RowOutcome::kHit, is_write}, eligible_cycle});
+  incoming_.push_back({eligible_cycle, id, where.row, where.bank, is_write});
   next_cycle_ = std::min(next_cycle_, eligible_cycle);
 }
 
 void DramChannel::step(std::uint64_t cycle, std::vector<DramCompletion>& completed) {
-  if (!incoming_.empty() && incoming_.front().eligible_cycle <= cycle) admit(cycle);
+  if (incoming_due(cycle)) admit(cycle);
   if (plan_dirty_ || plan_.cmd == Cmd::kNone) replan(cycle);
   if (plan_.cycle < cycle) {
     throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": a command planned for cycle " +
@@ -51,7 +52,9 @@ void DramChannel::step(std::uint64_t cycle, std::vector<DramCompletion>& complet
     replan(cycle + 1);
   }
   next_cycle_ = plan_.cycle;
-  if (!incoming_.empty()) next_cycle_ = std::min(next_cycle_, incoming_.front().eligible_cycle);
+  if (incoming_front_ < incoming_.size()) {
+    next_cycle_ = std::min(next_cycle_, incoming_[incoming_front_].eligible_cycle);
+  }
 }
 
 int DramChannel::bank_state(std::uint32_t bank) const {
@@ -70,27 +73,74 @@ void DramChannel::admit(std::uint64_t cycle) {
     plan_dirty_ = true;
   }
   integrate(cycle * period_ps_);
-  while (!incoming_.empty() && incoming_.front().eligible_cycle <= cycle) {
-    const Queued& request = incoming_.front().request;
-    RequestQueue& queue = request.is_write ? writes_ : reads_;
-    queue.by_age.push_back({request.seq, request.bank});
-    queue.by_bank[request.bank].push_back(request);
+  for (; incoming_due(cycle); ++incoming_front_) {
+    const Incoming& incoming = incoming_[incoming_front_];
+    RequestQueue& queue = incoming.is_write ? writes_ : reads_;
+    enqueue(queue, incoming);
     ++queued_;
     // A request past the window changes no decision until it enters the window.
-    if (request.is_write == candidates_for_writes_ &&
-        queue.by_age.size() <= (request.is_write ? write_window_ : read_window_)) {
-      candidates_[request.bank].valid = false;
+    if (incoming.is_write == candidates_for_writes_ && queue.size <= queue.window) {
+      invalidate_candidate(incoming.bank);
       plan_dirty_ = true;
     }
-    incoming_.pop_front();
+  }
+  // Drop the admitted entries: at once when none is left (the usual case), else once they are the larger
+  // part, so a queue that never empties stays linear in its length.
+  if (incoming_front_ == incoming_.size()) {
+    incoming_.clear();
+    incoming_front_ = 0;
+  } else if (incoming_front_ > incoming_.size() / 2) {
+    incoming_.erase(incoming_.begin(), incoming_.begin() + static_cast<std::ptrdiff_t>(incoming_front_));
+    incoming_front_ = 0;
   }
   stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queued());
   if (wants_drain() != draining_) plan_dirty_ = true;
 }
 
+void DramChannel::enqueue(RequestQueue& queue, const Incoming& incoming) {
+  std::uint32_t slot = 0;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    if (age_links_.size() == kNoSlot) {
+      throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": too many requests queued");
+    }
+    slot = static_cast<std::uint32_t>(age_links_.size());
+    age_links_.emplace_back();
+  }
+  const std::uint64_t seq = next_seq_++;
+  age_links_[slot] = AgeLink{seq, incoming.bank, queue.youngest, kNoSlot};
+  if (queue.youngest != kNoSlot) age_links_[queue.youngest].younger = slot;
+  queue.youngest = slot;
+  if (++queue.size == queue.window) queue.window_youngest = slot;
+  queue.by_bank[incoming.bank].push_back({seq, incoming.row, incoming.id, slot, RowOutcome::kHit});
+}
+
+void DramChannel::dequeue(RequestQueue& queue, std::uint32_t bank, std::uint32_t position) {
+  BankQueue& entries = queue.by_bank[bank];
+  const std::uint32_t slot = entries[position].slot;
+  entries.erase(position);
+  const AgeLink& request = age_links_[slot];
+  // The request is in the window (only those are served): the one after the window's last, if any, enters.
+  if (queue.size > queue.window) {
+    queue.window_youngest = age_links_[queue.window_youngest].younger;
+  } else if (queue.size == queue.window) {
+    queue.window_youngest = kNoSlot;
+  }
+  if (request.older != kNoSlot) age_links_[request.older].younger = request.younger;
+  if (request.younger == kNoSlot) {
+    queue.youngest = request.older;
+  } else {
+    age_links_[request.younger].older = request.older;
+  }
+  --queue.size;
+  free_slots_.push_back(slot);
+}
+
 bool DramChannel::wants_drain() const {
-  const std::size_t reads = reads_.by_age.size();
-  const std::size_t writes = writes_.by_age.size();
+  const std::size_t reads = reads_.size;
+  const std::size_t writes = writes_.size;
   if (!draining_) return writes >= drain_high_ || (writes > 0 && reads == 0);
   return !(writes == 0 || (writes <= drain_low_ && reads > 0));
 }
@@ -98,12 +148,8 @@ bool DramChannel::wants_drain() const {
 void DramChannel::update_mode() {
   const bool drain = wants_drain();
   // Only drains forced by the high watermark count (not those for want of reads).
-  if (drain && !draining_ && writes_.by_age.size() >= drain_high_) ++stats_.write_drains;
+  if (drain && !draining_ && writes_.size >= drain_high_) ++stats_.write_drains;
   draining_ = drain;
-}
-
-std::uint64_t DramChannel::window_end(const RequestQueue& queue, std::size_t window) const {
-  return queue.by_age.size() > window ? queue.by_age[window - 1].seq : kNeverCycle;
 }
 
 void DramChannel::replan(std::uint64_t from) {
@@ -134,7 +180,7 @@ void DramChannel::plan_requests(std::uint64_t from) {
     candidates_for_writes_ = writing;
   }
   const RequestQueue& queue = writing ? writes_ : reads_;
-  const std::uint64_t end = window_end(queue, writing ? write_window_ : read_window_);
+  const std::uint64_t end = window_end(queue);
   const std::uint64_t column_ready = std::max(from, writing ? write_ready_ : read_ready_);
   // The channel-wide bound of each command kind (indexed by Cmd), every one at least `from`.
   const std::uint64_t channel_ready[] = {
@@ -146,65 +192,85 @@ void DramChannel::plan_requests(std::uint64_t from) {
   // Every candidate's earliest legal cycle is a max of fixed bounds, so between state changes the first
   // cycle anything issues is the minimum over the candidates, and the command issued then is the one the
   // per-cycle rule picks: a row hit before a row command at the same cycle, the oldest first among equals;
-  // that is, the least (cycle, rank).
-  std::uint64_t best_cycle = kNeverCycle;
-  std::uint64_t best_rank = kNeverCycle;
-  std::uint32_t best_bank = 0;
-  const auto banks = static_cast<std::uint32_t>(candidates_.size());
-  for (std::uint32_t b = 0; b < banks; ++b) {
-    if (!candidates_[b].valid) compute_candidate(b, queue, end);
+  // that is, the least (cycle, rank). Ranks are distinct (one request each) but for banks without a
+  // candidate, which never win.
+  Best best;
+  const auto consider = [&](std::uint32_t b) {
     const Candidate& candidate = candidates_[b];
     const std::uint64_t ready =
         std::max(candidate.bank_ready, channel_ready[static_cast<int>(candidate.cmd)]);
+    const Key key = (Key{ready} << 64U) | candidate.rank;
     // Branch-free: which bank wins is data dependent and would mispredict often.
-    const bool better = (ready < best_cycle) | ((ready == best_cycle) & (candidate.rank < best_rank));
-    best_cycle = better ? ready : best_cycle;
-    best_rank = better ? candidate.rank : best_rank;
-    best_bank = better ? b : best_bank;
+    const bool better = key < best.key;
+    best.key = better ? key : best.key;
+    best.bank = better ? b : best.bank;
+  };
+  if (best_valid_ && from <= static_cast<std::uint64_t>(best_.key >> 64U)) {
+    // Only requests have entered since the last plan (best_valid_): its winner still beats every bank
+    // but the changed ones.
+    best = best_;
+    for (const std::uint32_t b : stale_banks_) {
+      compute_candidate(b, queue, end);
+      consider(b);
+    }
+  } else {
+    for (const std::uint32_t b : stale_banks_) compute_candidate(b, queue, end);
+    const auto banks = static_cast<std::uint32_t>(candidates_.size());
+    for (std::uint32_t b = 0; b < banks; ++b) consider(b);
   }
-  if (best_cycle == kNeverCycle) {
+  stale_banks_.clear();
+  best_ = best;
+  best_valid_ = true;
+  if (best.key == kNoKey) {
     plan_ = Plan{};
     return;
   }
-  plan_ = Plan{best_cycle, candidates_[best_bank].cmd, best_bank, candidates_[best_bank].position};
+  const Candidate& candidate = candidates_[best.bank];
+  plan_ = Plan{static_cast<std::uint64_t>(best.key >> 64U), candidate.cmd, best.bank, candidate.position};
 }
 
 void DramChannel::compute_candidate(std::uint32_t b, const RequestQueue& queue, std::uint64_t end) {
   Candidate& candidate = candidates_[b];
-  candidate = Candidate{true, Cmd::kNone, 0, kNeverCycle, kNeverCycle};
-  const std::deque<Queued>& requests = queue.by_bank[b];
-  if (requests.empty() || requests.front().seq > end) return;  // nothing of this bank in the window
+  candidate = Candidate{kNeverCycle, kNeverCycle, 0, Cmd::kNone, true};
+  const BankQueue& requests = queue.by_bank[b];
+  if (requests.empty() || requests[0].seq > end) return;  // nothing of this bank in the window
   const Bank& bank = banks_[b];
   constexpr std::uint64_t kRowCommand = std::uint64_t{1} << 63;  // after every hit at the same cycle
   if (!bank.open) {
     // The oldest opens its row.
-    candidate = Candidate{true, Cmd::kActivate, 0, bank.act_ready, kRowCommand | requests.front().seq};
+    candidate = Candidate{bank.act_ready, kRowCommand | requests[0].seq, 0, Cmd::kActivate, true};
     return;
   }
   // The oldest row hit, unless capped: the bank's streak has reached the cap and an older request waits
   // for another row. Without an uncapped hit, the oldest conflict precharges.
   const bool capped = hit_cap_ != 0 && bank.streak >= hit_cap_;
   const Cmd column = &queue == &writes_ ? Cmd::kWrite : Cmd::kRead;
-  std::size_t conflict = requests.size();
-  for (std::size_t i = 0; i < requests.size() && requests[i].seq <= end; ++i) {
+  const std::uint32_t count = requests.size();
+  std::uint32_t conflict = count;
+  for (std::uint32_t i = 0; i < count && requests[i].seq <= end; ++i) {
     if (requests[i].row == bank.row) {
-      if (conflict == requests.size() || !capped) {
-        candidate = Candidate{true, column, static_cast<std::uint32_t>(i), bank.col_ready, requests[i].seq};
+      if (conflict == count || !capped) {
+        candidate = Candidate{bank.col_ready, requests[i].seq, i, column, true};
         return;
       }
-    } else if (conflict == requests.size()) {
+    } else if (conflict == count) {
       conflict = i;
       if (capped) break;  // every younger hit is capped
     }
   }
-  if (conflict < requests.size()) {
-    candidate = Candidate{true, Cmd::kPrecharge, static_cast<std::uint32_t>(conflict), bank.pre_ready,
-                          kRowCommand | requests[conflict].seq};
+  if (conflict < count) {
+    candidate =
+        Candidate{bank.pre_ready, kRowCommand | requests[conflict].seq, conflict, Cmd::kPrecharge, true};
   }
 }
 
 void DramChannel::invalidate_candidates() {
-  for (Candidate& candidate : candidates_) candidate.valid = false;
+  stale_banks_.clear();
+  for (std::uint32_t b = 0; b < candidates_.size(); ++b) {
+    candidates_[b].valid = false;
+    stale_banks_.push_back(b);
+  }
+  best_valid_ = false;
 }
 
 void DramChannel::plan_refresh(std::uint64_t from) {
@@ -225,6 +291,7 @@ void DramChannel::plan_refresh(std::uint64_t from) {
 void DramChannel::issue(std::uint64_t cycle, std::vector<DramCompletion>& completed) {
   next_command_ = cycle + 1;
   plan_dirty_ = true;
+  best_valid_ = false;  // every command moves a bound of its bank and most move a channel-wide one
   switch (plan_.cmd) {
     case Cmd::kRefreshPrecharge:
       log(cycle, DramCommandKind::kPrecharge, plan_.bank, banks_[plan_.bank].row, kNoRequest);
@@ -234,16 +301,16 @@ void DramChannel::issue(std::uint64_t cycle, std::vector<DramCompletion>& comple
       refresh(cycle);
       return;
     case Cmd::kActivate: {
-      Queued& request = (draining_ ? writes_ : reads_).by_bank[plan_.bank][plan_.position];
-      if (request.outcome == RowOutcome::kHit) request.outcome = RowOutcome::kMiss;
-      log(cycle, DramCommandKind::kActivate, plan_.bank, request.row, request.id);
-      activate(cycle, plan_.bank, request.row);
+      BankEntry& entry = (draining_ ? writes_ : reads_).by_bank[plan_.bank][plan_.position];
+      if (entry.outcome == RowOutcome::kHit) entry.outcome = RowOutcome::kMiss;
+      log(cycle, DramCommandKind::kActivate, plan_.bank, entry.row, entry.id);
+      activate(cycle, plan_.bank, entry.row);
       return;
     }
     case Cmd::kPrecharge: {
-      Queued& request = (draining_ ? writes_ : reads_).by_bank[plan_.bank][plan_.position];
-      request.outcome = RowOutcome::kConflict;
-      log(cycle, DramCommandKind::kPrecharge, plan_.bank, banks_[plan_.bank].row, request.id);
+      BankEntry& entry = (draining_ ? writes_ : reads_).by_bank[plan_.bank][plan_.position];
+      entry.outcome = RowOutcome::kConflict;
+      log(cycle, DramCommandKind::kPrecharge, plan_.bank, banks_[plan_.bank].row, entry.id);
       precharge(cycle, plan_.bank);
       return;
     }
@@ -259,18 +326,18 @@ void DramChannel::issue(std::uint64_t cycle, std::vector<DramCompletion>& comple
 
 void DramChannel::serve(std::uint64_t cycle, std::vector<DramCompletion>& completed) {
   RequestQueue& queue = draining_ ? writes_ : reads_;
-  std::deque<Queued>& requests = queue.by_bank[plan_.bank];
-  const Queued request = requests[plan_.position];
-  Bank& bank = banks_[request.bank];
+  const std::uint32_t bank_index = plan_.bank;
+  const BankEntry& entry = queue.by_bank[bank_index][plan_.position];
+  const std::uint64_t id = entry.id;
+  Bank& bank = banks_[bank_index];
   const bool is_write = plan_.cmd == Cmd::kWrite;
   const std::uint64_t data_start = cycle + (is_write ? t_.tWL : t_.tCL);
   const std::uint64_t done = data_start + burst_;
-  log(cycle, is_write ? DramCommandKind::kWrite : DramCommandKind::kRead, request.bank, request.row,
-      request.id);
-  completed.push_back({request.id, cycle * period_ps_, done * period_ps_});
+  log(cycle, is_write ? DramCommandKind::kWrite : DramCommandKind::kRead, bank_index, entry.row, id);
+  completed.push_back({id, cycle * period_ps_, done * period_ps_});
 
-  BankStats& bank_stats = stats_.banks[request.bank];
-  switch (request.outcome) {
+  BankStats& bank_stats = stats_.banks[bank_index];
+  switch (entry.outcome) {
     case RowOutcome::kHit:
       ++bank_stats.row_hits;
       ++bank.streak;
@@ -301,21 +368,10 @@ void DramChannel::serve(std::uint64_t cycle, std::vector<DramCompletion>& comple
 
   // Leave the queues; the request after the window's last (if any) enters the window.
   integrate(cycle * period_ps_);
-  const std::size_t window = is_write ? write_window_ : read_window_;
-  // The request is in the window: search only there (the queue behind it may be long).
-  const auto window_last =
-      queue.by_age.begin() + static_cast<std::ptrdiff_t>(std::min(window, queue.by_age.size()));
-  const auto age = std::lower_bound(queue.by_age.begin(), window_last, request.seq,
-                                    [](const Age& a, std::uint64_t seq) { return a.seq < seq; });
-  if (age == window_last || age->seq != request.seq) {
-    throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": served request " +
-                             std::to_string(request.id) + " is not queued");
-  }
-  queue.by_age.erase(age);
-  requests.erase(requests.begin() + plan_.position);
+  dequeue(queue, bank_index, plan_.position);
   --queued_;
-  candidates_[request.bank].valid = false;
-  if (queue.by_age.size() >= window) candidates_[queue.by_age[window - 1].bank].valid = false;
+  invalidate_candidate(bank_index);
+  if (queue.size >= queue.window) invalidate_candidate(age_links_[queue.window_youngest].bank);
 }
 
 void DramChannel::activate(std::uint64_t cycle, std::uint32_t bank_index, std::uint64_t row) {
@@ -325,7 +381,7 @@ void DramChannel::activate(std::uint64_t cycle, std::uint32_t bank_index, std::u
   bank.streak = 0;
   bank.col_ready = cycle + t_.tRCD;
   bank.pre_ready = std::max<std::uint64_t>(bank.pre_ready, cycle + t_.tRAS);
-  candidates_[bank_index].valid = false;
+  invalidate_candidate(bank_index);
   ++open_banks_;
   faw_[faw_next_] = cycle;
   faw_next_ = (faw_next_ + 1) % 4;
@@ -340,7 +396,7 @@ void DramChannel::precharge(std::uint64_t cycle, std::uint32_t bank_index) {
   Bank& bank = banks_[bank_index];
   bank.open = false;
   bank.act_ready = std::max<std::uint64_t>(bank.act_ready, cycle + t_.tRP);
-  candidates_[bank_index].valid = false;
+  invalidate_candidate(bank_index);
   --open_banks_;
 }
 
@@ -389,12 +445,6 @@ void DramChannel::catch_up_refresh(std::uint64_t until) {
       precharge(plan_.cycle, plan_.bank);
     }
   }
-}
-
-void DramChannel::log(std::uint64_t cycle, DramCommandKind kind, std::uint32_t bank, std::uint64_t row,
-                      std::uint64_t request_id) {
-  if (log_ == nullptr) return;
-  log_->push_back({cycle * period_ps_, row, request_id, index_, bank, kind});
 }
 
 }  // namespace gpumux::dram

@@ -67,17 +67,21 @@
 //   (its row was open, possibly opened for an older request), a row conflict if a PRE was issued for it,
 //   else a row miss (the bank was closed and it needed an ACT).
 //
-// Determinism and speed: no hashing, no randomness, no allocation per request beyond the queues' own
-// storage. Each bank caches the command FR-FCFS would give it (from its own queue, oldest first, inside
-// the window), recomputed only when that bank's state or its part of the window changes; a decision is
-// then a loop over the banks. The channel computes the first cycle any candidate becomes legal and sleeps
-// until then (or until a request enters), which is exact because every rule above is a lower bound on a
-// cycle that only commands or arrivals move.
+// Determinism and speed: no hashing, no randomness, no allocation per request once the queues' storage
+// has grown to the most requests held at once. A queued request is an entry of its bank's queue (what the
+// scheduler and its completion need, side by side) and a link of its kind's age list, so admitting and
+// serving it take constant time (no queue shifts: requests mostly leave their bank's queue from the
+// front), and the window's last request is tracked as requests come and go. Each bank caches the command
+// FR-FCFS would give it (from its own queue, oldest first, inside the window), recomputed only when that
+// bank's state or its part of the window changes; a decision is then a branch-free loop over the banks, or,
+// when requests have only entered the queue since the last decision, a comparison of the changed banks
+// with its winner. The channel computes the first cycle any candidate becomes legal and sleeps until then
+// (or until a request enters), which is exact because every rule above is a lower bound on a cycle that
+// only commands or arrivals move.
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <vector>
 
@@ -166,7 +170,7 @@ class DramChannel {
 
   [[nodiscard]] const ChannelStats& stats() const { return stats_; }
   /// Requests pushed and not yet served (column command issued), including those not yet eligible.
-  [[nodiscard]] std::size_t pending() const { return incoming_.size() + queued(); }
+  [[nodiscard]] std::size_t pending() const { return incoming_.size() - incoming_front_ + queued(); }
   /// 0 idle (precharged), 1 a row open, 2 refreshing (REF issued, tRFC not over), as of the last settle().
   [[nodiscard]] int bank_state(std::uint32_t bank) const;
   /// The open row of `bank`, kNoRow when closed.
@@ -179,27 +183,66 @@ class DramChannel {
   enum class RowOutcome : std::uint8_t { kHit, kMiss, kConflict };
   enum class Cmd : std::uint8_t { kNone, kActivate, kPrecharge, kRead, kWrite, kRefreshPrecharge, kRefresh };
 
-  struct Queued {
-    std::uint64_t id;
-    std::uint64_t row;
+  static constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
+
+  // A queued request's place in its kind's (reads' or writes') age list, oldest first, linked by slot of
+  // age_links_ (kNoSlot at the ends; slots are reused).
+  struct AgeLink {
     std::uint64_t seq;  // age: push order within the channel
     std::uint32_t bank;
+    std::uint32_t older;
+    std::uint32_t younger;
+  };
+  // A queued request in its bank's queue: everything the scheduler and the completion need.
+  struct BankEntry {
+    std::uint64_t seq;
+    std::uint64_t row;
+    std::uint64_t id;
+    std::uint32_t slot;  // its AgeLink
     RowOutcome outcome;
+  };
+  // A bank's queue of one kind, oldest first. Requests mostly leave from the front (the oldest hit, or
+  // the request the bank was opened for), which only advances front_.
+  class BankQueue {
+   public:
+    [[nodiscard]] bool empty() const { return front_ == entries_.size(); }
+    [[nodiscard]] std::uint32_t size() const { return static_cast<std::uint32_t>(entries_.size() - front_); }
+    [[nodiscard]] const BankEntry& operator[](std::uint32_t i) const { return entries_[front_ + i]; }
+    [[nodiscard]] BankEntry& operator[](std::uint32_t i) { return entries_[front_ + i]; }
+    void push_back(const BankEntry& entry) { entries_.push_back(entry); }
+    void erase(std::uint32_t i) {
+      if (i != 0) {
+        entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(front_ + i));
+      } else if (++front_ == entries_.size()) {
+        entries_.clear();
+        front_ = 0;
+      } else if (front_ > entries_.size() / 2) {
+        // A queue that never empties: drop the dead prefix once it is the larger part (amortized O(1)).
+        entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(front_));
+        front_ = 0;
+      }
+    }
+
+   private:
+    std::vector<BankEntry> entries_;
+    std::size_t front_ = 0;
+  };
+  // A request pushed and not yet admitted.
+  struct Incoming {
+    std::uint64_t eligible_cycle;
+    std::uint64_t id;
+    std::uint64_t row;
+    std::uint32_t bank;
     bool is_write;
   };
-  struct Incoming {
-    Queued request;
-    std::uint64_t eligible_cycle;
-  };
-  struct Age {
-    std::uint64_t seq;
-    std::uint32_t bank;
-  };
-  // The queued requests of one kind (reads or writes), oldest first: all of them (to find the window,
-  // the oldest N) and each bank's (to find a bank's candidate without scanning the others).
+  // The queued requests of one kind: all of them in age order (to find the window, the oldest `window`)
+  // and each bank's (to find a bank's candidate without scanning the others).
   struct RequestQueue {
-    std::deque<Age> by_age;
-    std::vector<std::deque<Queued>> by_bank;
+    std::uint32_t youngest = kNoSlot;         // the end of the age list
+    std::uint32_t window_youngest = kNoSlot;  // the window's last request, while size >= window
+    std::size_t size = 0;
+    std::size_t window = 0;
+    std::vector<BankQueue> by_bank;
   };
   struct Bank {
     bool open = false;
@@ -214,11 +257,11 @@ class DramChannel {
   // Its issue cycle is the max of the cached bank bound and the channel-wide bound of its command kind
   // (tRRD, tFAW, column spacing, turnarounds), which other banks' commands move.
   struct Candidate {
-    bool valid = false;
-    Cmd cmd = Cmd::kNone;
-    std::uint32_t position = 0;              // in the bank's queue
     std::uint64_t bank_ready = kNeverCycle;  // the bank's own bound on the command (e.g. ACT + tRCD)
-    std::uint64_t rank = 0;                  // tie break at equal cycles: row hits first, then the oldest
+    std::uint64_t rank = kNeverCycle;        // tie break at equal cycles: row hits first, then the oldest
+    std::uint32_t position = 0;              // of its request in the bank's queue
+    Cmd cmd = Cmd::kNone;
+    bool valid = false;
   };
   struct Plan {
     std::uint64_t cycle = kNeverCycle;
@@ -226,15 +269,37 @@ class DramChannel {
     std::uint32_t bank = 0;
     std::uint32_t position = 0;  // in the bank's queue of the mode, for request commands
   };
+  // A candidate's order, (issue cycle, rank), as one number (cycle in the high half): one compare, which
+  // compiles to conditional moves.
+  __extension__ using Key = unsigned __int128;  // GCC and Clang; __extension__: no -Wpedantic warning
+  static constexpr Key kNoKey = ~Key{0};
+  struct Best {
+    Key key = kNoKey;
+    std::uint32_t bank = 0;
+  };
 
   [[nodiscard]] std::size_t queued() const { return queued_; }
+  [[nodiscard]] bool incoming_due(std::uint64_t cycle) const {
+    return incoming_front_ < incoming_.size() && incoming_[incoming_front_].eligible_cycle <= cycle;
+  }
   [[nodiscard]] bool wants_drain() const;
-  [[nodiscard]] std::uint64_t window_end(const RequestQueue& queue, std::size_t window) const;
+  [[nodiscard]] std::uint64_t window_end(const RequestQueue& queue) const {
+    return queue.size > queue.window ? age_links_[queue.window_youngest].seq : kNeverCycle;
+  }
   void admit(std::uint64_t cycle);
+  void enqueue(RequestQueue& queue, const Incoming& incoming);
+  void dequeue(RequestQueue& queue, std::uint32_t bank, std::uint32_t position);
   void update_mode();
   void replan(std::uint64_t from);
   void plan_requests(std::uint64_t from);
   void compute_candidate(std::uint32_t bank, const RequestQueue& queue, std::uint64_t window_end);
+  void invalidate_candidate(std::uint32_t bank) {
+    if (candidates_[bank].valid) {
+      candidates_[bank].valid = false;
+      stale_banks_.push_back(bank);
+    }
+    if (bank == best_.bank) best_valid_ = false;
+  }
   void invalidate_candidates();
   void plan_refresh(std::uint64_t from);
   void issue(std::uint64_t cycle, std::vector<DramCompletion>& completed);
@@ -252,7 +317,9 @@ class DramChannel {
     integrated_to_ps_ = now_ps;
   }
   void log(std::uint64_t cycle, DramCommandKind kind, std::uint32_t bank, std::uint64_t row,
-           std::uint64_t request_id);
+           std::uint64_t request_id) {
+    if (log_ != nullptr) log_->push_back({cycle * period_ps_, row, request_id, index_, bank, kind});
+  }
 
   // Configuration, in cycles.
   std::uint32_t index_;
@@ -263,15 +330,16 @@ class DramChannel {
   std::uint64_t write_to_read_;  // tWL + B + tWTR
   std::uint64_t read_to_write_;  // max(0, tCL + B + 2 - tWL)
   std::uint64_t write_to_pre_;   // tWL + B + tWR
-  std::size_t read_window_;
-  std::size_t write_window_;
   std::size_t drain_high_;
   std::size_t drain_low_;
   std::uint32_t hit_cap_;
   bool refresh_enabled_;
 
-  // Queues, oldest first.
-  std::deque<Incoming> incoming_;
+  // Requests: pushed and not yet admitted (in push order, from incoming_front_), and queued.
+  std::vector<AgeLink> age_links_;
+  std::vector<std::uint32_t> free_slots_;  // of age_links_
+  std::vector<Incoming> incoming_;
+  std::size_t incoming_front_ = 0;
   std::uint64_t next_seq_ = 0;
   RequestQueue reads_;
   RequestQueue writes_;
@@ -302,6 +370,12 @@ class DramChannel {
   std::uint64_t next_cycle_ = kNeverCycle;
   std::vector<Candidate> candidates_;  // per bank, for the mode below
   bool candidates_for_writes_ = false;
+  std::vector<std::uint32_t> stale_banks_;  // banks whose candidate was invalidated since the last plan
+  // The least candidate of the last plan_requests(). Still the least but for the stale banks while no
+  // command has issued and its bank's candidate has not changed: the other banks' bounds have not moved
+  // and a later `from`, up to its cycle, raises none of them above it.
+  Best best_;
+  bool best_valid_ = false;
 
   // Statistics.
   ChannelStats stats_;

@@ -14,6 +14,27 @@ const DramConfig& validated(const DramConfig& config) {
   return config;
 }
 
+/// Sorts completed[first..] by command time, keeping the order of equal times: each channel's run is
+/// already sorted and the runs are in channel order, so this is (cycle, channel) order.
+void sort_by_command_time(std::vector<DramCompletion>& completed, std::size_t first) {
+  const auto begin = completed.begin() + static_cast<std::ptrdiff_t>(first);
+  const auto earlier = [](const DramCompletion& a, const DramCompletion& b) {
+    return a.command_ps < b.command_ps;
+  };
+  // Usually a handful: insertion sort, which allocates nothing (std::stable_sort takes a buffer).
+  constexpr std::size_t kInsertionSortMax = 64;
+  if (completed.size() - first > kInsertionSortMax) {
+    std::stable_sort(begin, completed.end(), earlier);
+    return;
+  }
+  for (auto it = begin; it != completed.end(); ++it) {
+    const DramCompletion moving = *it;
+    auto hole = it;
+    for (; hole != begin && earlier(moving, *(hole - 1)); --hole) *hole = *(hole - 1);
+    *hole = moving;
+  }
+}
+
 }  // namespace
 
 DramController::DramController(const DramConfig& config)
@@ -25,6 +46,7 @@ DramController::DramController(const DramConfig& config)
       mapping_(config_) {
   channels_.reserve(config.channels);
   for (std::uint32_t c = 0; c < config.channels; ++c) channels_.emplace_back(config, c, period_ps_);
+  next_cycles_.assign(config.channels, kNeverCycle);
 }
 
 void DramController::enqueue(const DramRequest& request) {
@@ -39,12 +61,13 @@ void DramController::enqueue(const DramRequest& request) {
   last_arrival_ps_ = request.arrival_ps;
   const DramAddress where = mapping_.decode(request.address);
   // The first edge strictly after the arrival: one cycle to enter the queue.
-  channels_[where.channel].push(request.id, where, request.is_write, request.arrival_ps / period_ps_ + 1);
+  DramChannel& channel = channels_[where.channel];
+  channel.push(request.id, where, request.is_write, request.arrival_ps / period_ps_ + 1);
+  next_cycles_[where.channel] = channel.next_cycle();
 }
 
 TimePs DramController::next_event_ps() const {
-  std::uint64_t earliest = kNeverCycle;
-  for (const DramChannel& channel : channels_) earliest = std::min(earliest, channel.next_cycle());
+  const std::uint64_t earliest = *std::min_element(next_cycles_.begin(), next_cycles_.end());
   return earliest == kNeverCycle ? kNever : earliest * period_ps_;
 }
 
@@ -59,21 +82,31 @@ void DramController::advance(TimePs now, std::vector<DramCompletion>& completed)
                              std::to_string(now_ps_) + " ps");
   }
   const std::uint64_t now_cycle = now / period_ps_;
-  // Channels are independent; stepping them in (cycle, channel) order keeps the completions in time
-  // order whatever the caller's wake-up pattern.
-  for (;;) {
-    std::uint64_t cycle = kNeverCycle;
-    std::size_t next = 0;
-    for (std::size_t c = 0; c < channels_.size(); ++c) {
-      if (channels_[c].next_cycle() < cycle) {
-        cycle = channels_[c].next_cycle();
-        next = c;
+  if (log_ != nullptr) {
+    // The log interleaves the channels' commands in issue order: step them in (cycle, channel) order. A
+    // step moves its channel past the cycle, so one pass steps every channel due at the earliest cycle.
+    for (;;) {
+      const std::uint64_t cycle = *std::min_element(next_cycles_.begin(), next_cycles_.end());
+      if (cycle > now_cycle) break;
+      for (std::size_t c = 0; c < channels_.size(); ++c) {
+        if (next_cycles_[c] != cycle) continue;
+        channels_[c].step(cycle, completed);
+        next_cycles_[c] = channels_[c].next_cycle();
       }
     }
-    if (cycle > now_cycle) break;
-    channels_[next].step(cycle, completed);
+    for (DramChannel& channel : channels_) channel.settle(now_cycle, now);
+  } else {
+    // Channels are independent: run each up to `now` in turn, then put the completions in (cycle,
+    // channel) order, as stepping them together would have.
+    const std::size_t first = completed.size();
+    for (std::size_t c = 0; c < channels_.size(); ++c) {
+      DramChannel& channel = channels_[c];
+      while (channel.next_cycle() <= now_cycle) channel.step(channel.next_cycle(), completed);
+      next_cycles_[c] = channel.next_cycle();
+      channel.settle(now_cycle, now);
+    }
+    sort_by_command_time(completed, first);
   }
-  for (DramChannel& channel : channels_) channel.settle(now_cycle, now);
   now_ps_ = now;
 }
 
@@ -119,6 +152,7 @@ bool DramController::write_draining(std::uint32_t channel) const {
 }
 
 void DramController::set_command_log(std::vector<DramCommand>* log) {
+  log_ = log;
   for (DramChannel& channel : channels_) channel.set_command_log(log);
 }
 

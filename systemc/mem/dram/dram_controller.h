@@ -85,6 +85,9 @@ class DramController {
   TimePs min_done_latency_ps_;  // (min(tCL, tWL) + burst) * period
   AddressMapping mapping_;
   std::vector<DramChannel> channels_;
+  // channels_[c].next_cycle(), side by side: next_event_ps() and a logging advance() look for the earliest.
+  std::vector<std::uint64_t> next_cycles_;
+  std::vector<DramCommand>* log_ = nullptr;
   TimePs last_arrival_ps_ = 0;
   TimePs now_ps_ = 0;
 };
