@@ -236,6 +236,9 @@ int bench_command(const std::vector<std::string>& args) {
   std::string sm_model;
   std::string warp_scheduler;
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
+      "tb-interference",
+      "TB level: memory interference on, the bench kernel asking 1.2x the peak bandwidth (the shared work "
+      "clock's worst case)")(
       "memory",
       "the dram model's DRAM core alone: requests per wall second (--tbs: requests per pattern, "
       "default 2000000)")(
@@ -292,6 +295,17 @@ int bench_command(const std::vector<std::string>& args) {
   SimulationSpec spec;
   spec.gpu = gpu;
   spec.workload = bench_workload(tbs, 8);
+  if (vm.count("tb-interference") != 0U) {
+    // The worst case for the shared work clock: the resident thread blocks (8 per SM) ask 1.2x the peak
+    // bandwidth together, so nearly every thread-block start and end changes the progress rate.
+    spec.gpu.memory.tb_interference = true;
+    auto kernel =
+        std::make_shared<KernelDesc>(*spec.workload.processes.at(0).streams.at(0).commands.at(0).kernel);
+    const double resident = 8.0 * spec.gpu.num_sms;
+    kernel->memory.bytes_per_tb = 1.2 * spec.gpu.memory.bandwidth_gb_per_s * 1e9 / resident *
+                                  static_cast<double>(kernel->tb_time.mean_ps) / 1e12;
+    for (ProcessSpec& p : spec.workload.processes) p.streams.at(0).commands.at(0).kernel = kernel;
+  }
   spec.policy = policy;
   spec.preemption = parse_preemption(preemption);
   const RunResult model = simulate(spec);

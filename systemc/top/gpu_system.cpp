@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/kernel_desc.h"
+#include "core/processes.h"
 #include "core/tlm_quantum.h"
 #include "mem/dram_memory_system.h"
 #include "mem/memory_controller.h"
@@ -29,6 +30,11 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
     // Liang Eq. 3's Pb: the peak bandwidth (GB/s, 1 GB = 1e9 B), as bytes per second.
     penalty_ = std::make_unique<BandwidthPenalty>(spec.gpu.memory.bandwidth_gb_per_s * 1e9);
     spec_memory_bandwidth_gb_per_s_ = spec.gpu.memory.bandwidth_gb_per_s;
+    // The SMs hear of a new rate once per instant, after every start and end in it (a thread block
+    // ending and the next starting leave the rate as it was: nothing to move).
+    penalty_->set_deferral([this] { penalty_flush_.notify(sc_core::SC_ZERO_TIME); });
+    spawn_method("tb_interference_flush", penalty_flush_,
+                 [this] { penalty_->flush(sc_core::sc_time_stamp().value()); });
   }
   sms_ = build_sms(spec.gpu, spec.workload.tb_duration, spec.seed, engine_->driver(), penalty_.get());
   std::vector<SmModule*> sms;

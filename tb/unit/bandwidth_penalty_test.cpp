@@ -67,6 +67,27 @@ TEST(BandwidthPenalty, TimeOfAWorkValueIsWhenTheClockFirstReachesIt) {
   }
 }
 
+TEST(BandwidthPenalty, DeferredListenersHearOnlyOfANetChange) {
+  BandwidthPenalty penalty(kPeak);
+  Recorder recorder;
+  penalty.add_listener(&recorder);
+  int hooks = 0;
+  penalty.set_deferral([&hooks] { ++hooks; });
+  penalty.add_demand(300'000'000'000, 1000);  // oversubscribed: the hook asks for a flush
+  EXPECT_EQ(hooks, 1);
+  EXPECT_TRUE(recorder.calls.empty());
+  EXPECT_DOUBLE_EQ(penalty.rate(), 200.0 / 300.0) << "the work clock changes at once";
+  penalty.flush(1000);
+  EXPECT_EQ(recorder.calls, std::vector<TimePs>{1000});
+  // A thread block ends and the next starts in one instant: the rate moves and comes back.
+  penalty.remove_demand(100'000'000'000, 5000);
+  penalty.add_demand(100'000'000'000, 5000);
+  EXPECT_EQ(hooks, 2) << "one flush asked for, however many changes";
+  penalty.flush(5000);
+  EXPECT_EQ(recorder.calls.size(), 1U) << "nothing to move";
+  EXPECT_EQ(penalty.work_at(5000), 1000U + 4000U * 2 / 3) << "the clock did not lose or gain work";
+}
+
 TEST(BandwidthPenalty, RefusesWhatCannotHappen) {
   EXPECT_THROW(BandwidthPenalty(0.0), InvariantViolation);
   BandwidthPenalty penalty(kPeak);

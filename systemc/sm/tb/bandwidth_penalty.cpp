@@ -50,6 +50,18 @@ void BandwidthPenalty::set_demand(std::uint64_t demand, TimePs now) {
   if (rate_ < 1.0) oversubscribed_before_ += now - anchor_time_;
   anchor_time_ = now;
   rate_ = rate;
+  if (!hook_) {
+    flush(now);
+  } else if (!flush_pending_) {
+    flush_pending_ = true;
+    hook_();
+  }
+}
+
+void BandwidthPenalty::flush(TimePs now) {
+  flush_pending_ = false;
+  if (rate_ == told_rate_) return;
+  told_rate_ = rate_;
   for (ProgressRateListener* listener : listeners_) listener->on_progress_rate_changed(now);
 }
 

@@ -18,6 +18,8 @@
 // thread blocks returns the sum to exactly zero.
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "core/types.h"
@@ -54,6 +56,15 @@ class BandwidthPenalty {
 
   void add_listener(ProgressRateListener* listener) { listeners_.push_back(listener); }
 
+  /// Defers telling the listeners: the first rate change after a flush() calls `hook` (the simulator
+  /// schedules a flush() for the end of the instant), and flush() tells them only if the rate then differs
+  /// from the one they last heard. A thread block ending and the next one starting in the same instant
+  /// (the common case) then move nothing. The work clock itself always changes at once. Without a hook,
+  /// every change is told at once.
+  void set_deferral(std::function<void()> hook) { hook_ = std::move(hook); }
+  /// Tells the listeners of the rate, at `now`, if it changed since they were last told.
+  void flush(TimePs now);
+
   /// Current progress rate: 1, or Pb / demand while oversubscribed.
   [[nodiscard]] double rate() const { return rate_; }
   [[nodiscard]] std::uint64_t demand_bytes_per_s() const { return demand_; }
@@ -74,6 +85,9 @@ class BandwidthPenalty {
   TimePs anchor_work_ = 0;
   TimePs oversubscribed_before_ = 0;  ///< oversubscribed time before anchor_time_
   std::vector<ProgressRateListener*> listeners_;
+  std::function<void()> hook_;
+  double told_rate_ = 1.0;  ///< the rate the listeners last heard of
+  bool flush_pending_ = false;
 };
 
 }  // namespace gpumux
