@@ -75,8 +75,6 @@ class DramMemorySystem final : public MemoryTarget {
   [[nodiscard]] const cache::SectorCache& slice(std::uint32_t channel) const { return slices_.at(channel); }
   /// L2 sectors found present, over all sectors loads asked for.
   [[nodiscard]] double l2_load_hit_rate() const;
-  /// Every DRAM command from now on is appended to `log` (the waveform's per-channel signals).
-  void set_command_log(std::vector<dram::DramCommand>* log) { dram_.set_command_log(log); }
   /// Commands and burst arrivals from now on, for the waveform (null: none).
   void set_dram_log(DramActivity* log) override;
 

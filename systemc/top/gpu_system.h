@@ -52,7 +52,6 @@ class GpuSystem final : public sc_core::sc_module, public CommandCompletionListe
   std::unique_ptr<ExecutionEngine> engine_;
   /// TB-level memory interference (memory.tb_interference: on, TB-level SMs); null otherwise.
   std::unique_ptr<BandwidthPenalty> penalty_;
-  double spec_memory_bandwidth_gb_per_s_ = 0;   ///< Pb of penalty_
   sc_core::sc_event penalty_flush_;             ///< tells the SMs of penalty_'s new rate
   std::vector<std::unique_ptr<SmModule>> sms_;  ///< built by top/sm_factory from sm.model
   std::unique_ptr<PhaseTrace> phase_trace_;     ///< null without --phase-trace

@@ -68,6 +68,8 @@ class BandwidthPenalty {
   /// Current progress rate: 1, or Pb / demand while oversubscribed.
   [[nodiscard]] double rate() const { return rate_; }
   [[nodiscard]] std::uint64_t demand_bytes_per_s() const { return demand_; }
+  /// Pb, bytes per second.
+  [[nodiscard]] std::uint64_t peak_bytes_per_s() const { return peak_; }
   /// Simulated time spent oversubscribed, and the work lost to it (time - work), up to `now`.
   [[nodiscard]] TimePs oversubscribed_ps(TimePs now) const;
   [[nodiscard]] TimePs lost_ps(TimePs now) const { return now - work_at(now); }
