@@ -55,6 +55,11 @@ class AddressMapping {
   // The three bounded fields from the least significant digit up, and their radices (row is above them).
   std::array<Field, 3> fields_lsb_first_{};
   std::array<std::uint64_t, 3> radix_{};
+  // log2 of radix_[i] and of interleave_bytes_ when a power of two, else -1 (decode() shifts then).
+  std::array<int, 3> shift_{};
+  int interleave_shift_ = -1;
+
+  static int log2_if_power_of_two(std::uint64_t value);
 };
 
 }  // namespace gpumux::dram

@@ -23,11 +23,14 @@ DramChannel::DramChannel(const DramConfig& config, std::uint32_t index, TimePs p
       hit_cap_(config.row_hit_cap),
       refresh_enabled_(config.refresh),
       banks_(config.banks),
-      refresh_due_(config.timing.tREFI),
-      candidates_(config.banks) {
-  reads_.by_bank.resize(config.banks);
+      refresh_due_(config.timing.tREFI) {
+  for (RequestQueue* queue : {&reads_, &writes_}) {
+    queue->by_bank.resize(config.banks);
+    queue->candidates.resize(config.banks);
+    queue->stale.resize((config.banks + 63) / 64);
+    queue->with_candidate.resize((config.banks + 63) / 64);
+  }
   reads_.window = config.read_queue;
-  writes_.by_bank.resize(config.banks);
   writes_.window = config.write_queue;
   stats_.banks.resize(config.banks);
   invalidate_candidates();  // none computed yet
@@ -35,7 +38,13 @@ DramChannel::DramChannel(const DramConfig& config, std::uint32_t index, TimePs p
 
 void DramChannel::push(std::uint64_t id, const DramAddress& where, bool is_write,
                        std::uint64_t eligible_cycle) {
-  incoming_.push_back({eligible_cycle, id, where.row, where.bank, is_write});
+  // Field by field (see enqueue()).
+  Incoming& incoming = incoming_.emplace_back();
+  incoming.eligible_cycle = eligible_cycle;
+  incoming.id = id;
+  incoming.row = where.row;
+  incoming.bank = where.bank;
+  incoming.is_write = is_write;
   next_cycle_ = std::min(next_cycle_, eligible_cycle);
 }
 
@@ -78,10 +87,11 @@ void DramChannel::admit(std::uint64_t cycle) {
     RequestQueue& queue = incoming.is_write ? writes_ : reads_;
     enqueue(queue, incoming);
     ++queued_;
-    // A request past the window changes no decision until it enters the window.
-    if (incoming.is_write == candidates_for_writes_ && queue.size <= queue.window) {
-      invalidate_candidate(incoming.bank);
-      plan_dirty_ = true;
+    // A request past the window changes no decision until it enters the window; one of the other mode
+    // none until the mode changes (which wants_drain() below sees).
+    if (queue.size <= queue.window) {
+      invalidate_candidate(queue, incoming.bank);
+      if (incoming.is_write == draining_) plan_dirty_ = true;
     }
   }
   // Drop the admitted entries: at once when none is left (the usual case), else once they are the larger
@@ -103,36 +113,60 @@ void DramChannel::enqueue(RequestQueue& queue, const Incoming& incoming) {
     slot = free_slots_.back();
     free_slots_.pop_back();
   } else {
-    if (age_links_.size() == kNoSlot) {
+    if (requests_.size() == kNoSlot) {
       throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": too many requests queued");
     }
-    slot = static_cast<std::uint32_t>(age_links_.size());
-    age_links_.emplace_back();
+    slot = static_cast<std::uint32_t>(requests_.size());
+    requests_.emplace_back();
   }
-  const std::uint64_t seq = next_seq_++;
-  age_links_[slot] = AgeLink{seq, incoming.bank, queue.youngest, kNoSlot};
-  if (queue.youngest != kNoSlot) age_links_[queue.youngest].younger = slot;
+  BankList& bank = queue.by_bank[incoming.bank];
+  // Field by field: a Request built apart and copied in would be read back whole right after its fields
+  // were stored, which the CPU cannot forward (a stall).
+  Request& request = requests_[slot];
+  request.seq = next_seq_++;
+  request.row = incoming.row;
+  request.id = incoming.id;
+  request.bank = incoming.bank;
+  request.older = queue.youngest;
+  request.younger = kNoSlot;
+  request.bank_next = kNoSlot;
+  request.bank_prev = bank.youngest;
+  request.outcome = RowOutcome::kHit;
+  if (queue.youngest != kNoSlot) requests_[queue.youngest].younger = slot;
   queue.youngest = slot;
   if (++queue.size == queue.window) queue.window_youngest = slot;
-  queue.by_bank[incoming.bank].push_back({seq, incoming.row, incoming.id, slot, RowOutcome::kHit});
+  if (bank.youngest == kNoSlot) {
+    bank.oldest = slot;
+  } else {
+    requests_[bank.youngest].bank_next = slot;
+  }
+  bank.youngest = slot;
 }
 
-void DramChannel::dequeue(RequestQueue& queue, std::uint32_t bank, std::uint32_t position) {
-  BankQueue& entries = queue.by_bank[bank];
-  const std::uint32_t slot = entries[position].slot;
-  entries.erase(position);
-  const AgeLink& request = age_links_[slot];
+void DramChannel::dequeue(RequestQueue& queue, std::uint32_t slot) {
+  const Request& request = requests_[slot];
+  BankList& bank = queue.by_bank[request.bank];
+  if (request.bank_prev == kNoSlot) {
+    bank.oldest = request.bank_next;
+  } else {
+    requests_[request.bank_prev].bank_next = request.bank_next;
+  }
+  if (request.bank_next == kNoSlot) {
+    bank.youngest = request.bank_prev;
+  } else {
+    requests_[request.bank_next].bank_prev = request.bank_prev;
+  }
   // The request is in the window (only those are served): the one after the window's last, if any, enters.
   if (queue.size > queue.window) {
-    queue.window_youngest = age_links_[queue.window_youngest].younger;
+    queue.window_youngest = requests_[queue.window_youngest].younger;
   } else if (queue.size == queue.window) {
     queue.window_youngest = kNoSlot;
   }
-  if (request.older != kNoSlot) age_links_[request.older].younger = request.younger;
+  if (request.older != kNoSlot) requests_[request.older].younger = request.younger;
   if (request.younger == kNoSlot) {
     queue.youngest = request.older;
   } else {
-    age_links_[request.younger].older = request.older;
+    requests_[request.younger].older = request.older;
   }
   --queue.size;
   free_slots_.push_back(slot);
@@ -175,11 +209,11 @@ void DramChannel::replan(std::uint64_t from) {
 void DramChannel::plan_requests(std::uint64_t from) {
   update_mode();
   const bool writing = draining_;
-  if (writing != candidates_for_writes_) {
-    invalidate_candidates();
-    candidates_for_writes_ = writing;
+  if (writing != best_for_writes_) {
+    best_valid_ = false;
+    best_for_writes_ = writing;
   }
-  const RequestQueue& queue = writing ? writes_ : reads_;
+  RequestQueue& queue = writing ? writes_ : reads_;
   const std::uint64_t end = window_end(queue);
   const std::uint64_t column_ready = std::max(from, writing ? write_ready_ : read_ready_);
   // The channel-wide bound of each command kind (indexed by Cmd), every one at least `from`.
@@ -196,7 +230,7 @@ void DramChannel::plan_requests(std::uint64_t from) {
   // candidate, which never win.
   Best best;
   const auto consider = [&](std::uint32_t b) {
-    const Candidate& candidate = candidates_[b];
+    const Candidate& candidate = queue.candidates[b];
     const std::uint64_t ready =
         std::max(candidate.bank_ready, channel_ready[static_cast<int>(candidate.cmd)]);
     const Key key = (Key{ready} << 64U) | candidate.rank;
@@ -205,70 +239,105 @@ void DramChannel::plan_requests(std::uint64_t from) {
     best.key = better ? key : best.key;
     best.bank = better ? b : best.bank;
   };
+  // Calls visit(b) for each bank b of a set (RequestQueue::stale, with_candidate), emptying it if asked.
+  const auto for_each = [](std::vector<std::uint64_t>& set, bool clear, auto&& visit) {
+    for (std::size_t word = 0; word < set.size(); ++word) {
+      const std::uint64_t bits = set[word];
+      if (clear) set[word] = 0;
+      for (std::uint64_t rest = bits; rest != 0; rest &= rest - 1) {
+        visit(static_cast<std::uint32_t>(word * 64 + static_cast<unsigned>(__builtin_ctzll(rest))));
+      }
+    }
+  };
   if (best_valid_ && from <= static_cast<std::uint64_t>(best_.key >> 64U)) {
     // Only requests have entered since the last plan (best_valid_): its winner still beats every bank
     // but the changed ones.
     best = best_;
-    for (const std::uint32_t b : stale_banks_) {
+    for_each(queue.stale, true, [&](std::uint32_t b) {
       compute_candidate(b, queue, end);
       consider(b);
-    }
+    });
   } else {
-    for (const std::uint32_t b : stale_banks_) compute_candidate(b, queue, end);
-    const auto banks = static_cast<std::uint32_t>(candidates_.size());
-    for (std::uint32_t b = 0; b < banks; ++b) consider(b);
+    for_each(queue.stale, true, [&](std::uint32_t b) { compute_candidate(b, queue, end); });
+    // The banks without a candidate never win: when they are many, skip them; else look at every bank
+    // in a loop without a data-dependent branch.
+    const auto banks = static_cast<std::uint32_t>(queue.candidates.size());
+    if (std::uint64_t{queue.with_count} * 4 <= banks) {
+      for_each(queue.with_candidate, false, consider);
+    } else {
+      for (std::uint32_t b = 0; b < banks; ++b) consider(b);
+    }
   }
-  stale_banks_.clear();
-  best_ = best;
+  // Field by field: a copy of the whole would store the key's halves and load it back at once, which the
+  // CPU cannot forward (a stall of a dozen cycles).
+  best_.key = best.key;
+  best_.bank = best.bank;
   best_valid_ = true;
   if (best.key == kNoKey) {
     plan_ = Plan{};
     return;
   }
-  const Candidate& candidate = candidates_[best.bank];
-  plan_ = Plan{static_cast<std::uint64_t>(best.key >> 64U), candidate.cmd, best.bank, candidate.position};
+  const Candidate& candidate = queue.candidates[best.bank];
+  plan_ = Plan{static_cast<std::uint64_t>(best.key >> 64U), candidate.cmd, best.bank, candidate.slot};
 }
 
-void DramChannel::compute_candidate(std::uint32_t b, const RequestQueue& queue, std::uint64_t end) {
-  Candidate& candidate = candidates_[b];
-  candidate = Candidate{kNeverCycle, kNeverCycle, 0, Cmd::kNone, true};
-  const BankQueue& requests = queue.by_bank[b];
-  if (requests.empty() || requests[0].seq > end) return;  // nothing of this bank in the window
+void DramChannel::compute_candidate(std::uint32_t b, RequestQueue& queue, std::uint64_t end) {
+  // Filled in place, field by field: a Candidate built apart and copied in would be read back whole right
+  // after its fields were stored one by one, which the CPU cannot forward (a stall of a dozen cycles).
+  Candidate& candidate = queue.candidates[b];
+  std::uint64_t& word = queue.with_candidate[b / 64];
+  const std::uint64_t bit = std::uint64_t{1} << (b % 64);
+  queue.with_count -= (word & bit) != 0 ? 1 : 0;
+  const auto set = [&](std::uint64_t bank_ready, std::uint32_t slot, bool row_command, Cmd cmd) {
+    constexpr std::uint64_t kRowCommand = std::uint64_t{1} << 63;  // after every hit at the same cycle
+    candidate.bank_ready = bank_ready;
+    candidate.rank = (row_command ? kRowCommand : 0) | requests_[slot].seq;
+    candidate.slot = slot;
+    candidate.cmd = cmd;
+    word |= bit;
+    ++queue.with_count;
+  };
+  const std::uint32_t oldest = queue.by_bank[b].oldest;
+  if (oldest == kNoSlot || requests_[oldest].seq > end) {
+    // Nothing of this bank in the window. (Its key, (kNeverCycle, kNeverCycle), never wins.)
+    candidate.bank_ready = kNeverCycle;
+    candidate.rank = kNeverCycle;
+    candidate.slot = 0;
+    candidate.cmd = Cmd::kNone;
+    word &= ~bit;
+    return;
+  }
   const Bank& bank = banks_[b];
-  constexpr std::uint64_t kRowCommand = std::uint64_t{1} << 63;  // after every hit at the same cycle
   if (!bank.open) {
     // The oldest opens its row.
-    candidate = Candidate{bank.act_ready, kRowCommand | requests[0].seq, 0, Cmd::kActivate, true};
+    set(bank.act_ready, oldest, true, Cmd::kActivate);
     return;
   }
   // The oldest row hit, unless capped: the bank's streak has reached the cap and an older request waits
-  // for another row. Without an uncapped hit, the oldest conflict precharges.
+  // for another row. Without an uncapped hit, the oldest conflict precharges (there is one: the window
+  // holds a request of this bank).
   const bool capped = hit_cap_ != 0 && bank.streak >= hit_cap_;
-  const Cmd column = &queue == &writes_ ? Cmd::kWrite : Cmd::kRead;
-  const std::uint32_t count = requests.size();
-  std::uint32_t conflict = count;
-  for (std::uint32_t i = 0; i < count && requests[i].seq <= end; ++i) {
-    if (requests[i].row == bank.row) {
-      if (conflict == count || !capped) {
-        candidate = Candidate{bank.col_ready, requests[i].seq, i, column, true};
+  std::uint32_t conflict = kNoSlot;
+  for (std::uint32_t slot = oldest; slot != kNoSlot && requests_[slot].seq <= end;
+       slot = requests_[slot].bank_next) {
+    if (requests_[slot].row == bank.row) {
+      if (conflict == kNoSlot || !capped) {
+        set(bank.col_ready, slot, false, &queue == &writes_ ? Cmd::kWrite : Cmd::kRead);
         return;
       }
-    } else if (conflict == count) {
-      conflict = i;
+    } else if (conflict == kNoSlot) {
+      conflict = slot;
       if (capped) break;  // every younger hit is capped
     }
   }
-  if (conflict < count) {
-    candidate =
-        Candidate{bank.pre_ready, kRowCommand | requests[conflict].seq, conflict, Cmd::kPrecharge, true};
-  }
+  set(bank.pre_ready, conflict, true, Cmd::kPrecharge);
 }
 
 void DramChannel::invalidate_candidates() {
-  stale_banks_.clear();
-  for (std::uint32_t b = 0; b < candidates_.size(); ++b) {
-    candidates_[b].valid = false;
-    stale_banks_.push_back(b);
+  for (RequestQueue* queue : {&reads_, &writes_}) {
+    for (std::uint32_t b = 0; b < queue->candidates.size(); ++b) {
+      queue->stale[b / 64] |= std::uint64_t{1} << (b % 64);
+    }
   }
   best_valid_ = false;
 }
@@ -301,14 +370,14 @@ void DramChannel::issue(std::uint64_t cycle, std::vector<DramCompletion>& comple
       refresh(cycle);
       return;
     case Cmd::kActivate: {
-      BankEntry& entry = (draining_ ? writes_ : reads_).by_bank[plan_.bank][plan_.position];
+      Request& entry = requests_[plan_.slot];
       if (entry.outcome == RowOutcome::kHit) entry.outcome = RowOutcome::kMiss;
       log(cycle, DramCommandKind::kActivate, plan_.bank, entry.row, entry.id);
       activate(cycle, plan_.bank, entry.row);
       return;
     }
     case Cmd::kPrecharge: {
-      BankEntry& entry = (draining_ ? writes_ : reads_).by_bank[plan_.bank][plan_.position];
+      Request& entry = requests_[plan_.slot];
       entry.outcome = RowOutcome::kConflict;
       log(cycle, DramCommandKind::kPrecharge, plan_.bank, banks_[plan_.bank].row, entry.id);
       precharge(cycle, plan_.bank);
@@ -327,7 +396,7 @@ void DramChannel::issue(std::uint64_t cycle, std::vector<DramCompletion>& comple
 void DramChannel::serve(std::uint64_t cycle, std::vector<DramCompletion>& completed) {
   RequestQueue& queue = draining_ ? writes_ : reads_;
   const std::uint32_t bank_index = plan_.bank;
-  const BankEntry& entry = queue.by_bank[bank_index][plan_.position];
+  const Request& entry = requests_[plan_.slot];
   const std::uint64_t id = entry.id;
   Bank& bank = banks_[bank_index];
   const bool is_write = plan_.cmd == Cmd::kWrite;
@@ -368,10 +437,10 @@ void DramChannel::serve(std::uint64_t cycle, std::vector<DramCompletion>& comple
 
   // Leave the queues; the request after the window's last (if any) enters the window.
   integrate(cycle * period_ps_);
-  dequeue(queue, bank_index, plan_.position);
+  dequeue(queue, plan_.slot);
   --queued_;
-  invalidate_candidate(bank_index);
-  if (queue.size >= queue.window) invalidate_candidate(age_links_[queue.window_youngest].bank);
+  invalidate_bank(bank_index);
+  if (queue.size >= queue.window) invalidate_candidate(queue, requests_[queue.window_youngest].bank);
 }
 
 void DramChannel::activate(std::uint64_t cycle, std::uint32_t bank_index, std::uint64_t row) {
@@ -381,7 +450,7 @@ void DramChannel::activate(std::uint64_t cycle, std::uint32_t bank_index, std::u
   bank.streak = 0;
   bank.col_ready = cycle + t_.tRCD;
   bank.pre_ready = std::max<std::uint64_t>(bank.pre_ready, cycle + t_.tRAS);
-  invalidate_candidate(bank_index);
+  invalidate_bank(bank_index);
   ++open_banks_;
   faw_[faw_next_] = cycle;
   faw_next_ = (faw_next_ + 1) % 4;
@@ -396,7 +465,7 @@ void DramChannel::precharge(std::uint64_t cycle, std::uint32_t bank_index) {
   Bank& bank = banks_[bank_index];
   bank.open = false;
   bank.act_ready = std::max<std::uint64_t>(bank.act_ready, cycle + t_.tRP);
-  invalidate_candidate(bank_index);
+  invalidate_bank(bank_index);
   --open_banks_;
 }
 

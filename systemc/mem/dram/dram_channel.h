@@ -67,17 +67,19 @@
 //   (its row was open, possibly opened for an older request), a row conflict if a PRE was issued for it,
 //   else a row miss (the bank was closed and it needed an ACT).
 //
-// Determinism and speed: no hashing, no randomness, no allocation per request once the queues' storage
-// has grown to the most requests held at once. A queued request is an entry of its bank's queue (what the
-// scheduler and its completion need, side by side) and a link of its kind's age list, so admitting and
-// serving it take constant time (no queue shifts: requests mostly leave their bank's queue from the
-// front), and the window's last request is tracked as requests come and go. Each bank caches the command
-// FR-FCFS would give it (from its own queue, oldest first, inside the window), recomputed only when that
-// bank's state or its part of the window changes; a decision is then a branch-free loop over the banks, or,
-// when requests have only entered the queue since the last decision, a comparison of the changed banks
-// with its winner. The channel computes the first cycle any candidate becomes legal and sleeps until then
-// (or until a request enters), which is exact because every rule above is a lower bound on a cycle that
-// only commands or arrivals move.
+// Determinism and speed: no hashing, no randomness, no allocation per request once the storage has grown
+// to the most requests held at once. A queued request is one slot of a per-channel pool (what the
+// scheduler and its completion need, side by side; slots are reused, so a channel's requests stay in a
+// few cache lines), linked into its kind's age list and its bank's list, so admitting and serving it take
+// constant time, and the window's last request is tracked as requests come and go. Each bank caches, per
+// mode (reads, writes), the command FR-FCFS would give it (from its own list, oldest first, inside the
+// window), recomputed only when that bank's state or its part of the window changes (a switch of mode
+// recomputes only the banks changed since that mode last ran). A decision is then a loop without
+// data-dependent branches over the banks (over those with a command when they are few), or, when
+// requests have only entered the queue since the last decision, a comparison of the changed banks with its
+// winner. The channel computes the first cycle any candidate becomes legal and sleeps until then (or until
+// a request enters), which is exact because every rule above is a lower bound on a cycle that only
+// commands or arrivals move.
 
 #include <array>
 #include <cstddef>
@@ -161,8 +163,11 @@ class DramChannel {
 
   /// Brings the statistics and bank states up to `now_cycle` / `now_ps` (every step() at or before it
   /// done): replays the refreshes of an idle channel up to now and integrates the queue occupancy.
+  /// Settling to one time and then to a later one is the same as settling to the later one only (the
+  /// replay stops and resumes at the same command; the integral is summed exactly), so the controller
+  /// may settle a channel only when it is read.
   void settle(std::uint64_t now_cycle, TimePs now_ps) {
-    // Inline and cheap: the controller calls it for every channel at every advance().
+    // Inline and cheap: a logging controller calls it for every channel at every advance().
     now_cycle_ = now_cycle;
     if (queued_ == 0 && refresh_enabled_ && refresh_due_ <= now_cycle) catch_up_refresh(now_cycle + 1);
     integrate(now_ps);
@@ -185,47 +190,25 @@ class DramChannel {
 
   static constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
 
-  // A queued request's place in its kind's (reads' or writes') age list, oldest first, linked by slot of
-  // age_links_ (kNoSlot at the ends; slots are reused).
-  struct AgeLink {
+  // A queued request: everything the scheduler and its completion need, and its places in two lists of
+  // its kind (reads or writes), both oldest first and linked by slot of requests_ (kNoSlot at the ends;
+  // slots are reused, so the requests of a channel stay in a few cache lines): the age list of the kind
+  // and the list of its bank.
+  struct Request {
     std::uint64_t seq;  // age: push order within the channel
+    std::uint64_t row;
+    std::uint64_t id;
     std::uint32_t bank;
     std::uint32_t older;
     std::uint32_t younger;
-  };
-  // A queued request in its bank's queue: everything the scheduler and the completion need.
-  struct BankEntry {
-    std::uint64_t seq;
-    std::uint64_t row;
-    std::uint64_t id;
-    std::uint32_t slot;  // its AgeLink
+    std::uint32_t bank_next;  // the next younger of its bank
+    std::uint32_t bank_prev;
     RowOutcome outcome;
   };
-  // A bank's queue of one kind, oldest first. Requests mostly leave from the front (the oldest hit, or
-  // the request the bank was opened for), which only advances front_.
-  class BankQueue {
-   public:
-    [[nodiscard]] bool empty() const { return front_ == entries_.size(); }
-    [[nodiscard]] std::uint32_t size() const { return static_cast<std::uint32_t>(entries_.size() - front_); }
-    [[nodiscard]] const BankEntry& operator[](std::uint32_t i) const { return entries_[front_ + i]; }
-    [[nodiscard]] BankEntry& operator[](std::uint32_t i) { return entries_[front_ + i]; }
-    void push_back(const BankEntry& entry) { entries_.push_back(entry); }
-    void erase(std::uint32_t i) {
-      if (i != 0) {
-        entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(front_ + i));
-      } else if (++front_ == entries_.size()) {
-        entries_.clear();
-        front_ = 0;
-      } else if (front_ > entries_.size() / 2) {
-        // A queue that never empties: drop the dead prefix once it is the larger part (amortized O(1)).
-        entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(front_));
-        front_ = 0;
-      }
-    }
-
-   private:
-    std::vector<BankEntry> entries_;
-    std::size_t front_ = 0;
+  // The ends of a bank's list.
+  struct BankList {
+    std::uint32_t oldest = kNoSlot;
+    std::uint32_t youngest = kNoSlot;
   };
   // A request pushed and not yet admitted.
   struct Incoming {
@@ -234,15 +217,6 @@ class DramChannel {
     std::uint64_t row;
     std::uint32_t bank;
     bool is_write;
-  };
-  // The queued requests of one kind: all of them in age order (to find the window, the oldest `window`)
-  // and each bank's (to find a bank's candidate without scanning the others).
-  struct RequestQueue {
-    std::uint32_t youngest = kNoSlot;         // the end of the age list
-    std::uint32_t window_youngest = kNoSlot;  // the window's last request, while size >= window
-    std::size_t size = 0;
-    std::size_t window = 0;
-    std::vector<BankQueue> by_bank;
   };
   struct Bank {
     bool open = false;
@@ -259,15 +233,32 @@ class DramChannel {
   struct Candidate {
     std::uint64_t bank_ready = kNeverCycle;  // the bank's own bound on the command (e.g. ACT + tRCD)
     std::uint64_t rank = kNeverCycle;        // tie break at equal cycles: row hits first, then the oldest
-    std::uint32_t position = 0;              // of its request in the bank's queue
+    std::uint32_t slot = 0;                  // of its request
     Cmd cmd = Cmd::kNone;
-    bool valid = false;
+  };
+  // The queued requests of one kind: all of them in age order (to find the window, the oldest `window`)
+  // and each bank's (to find a bank's candidate without scanning the others); and each bank's candidate
+  // for this kind's mode. Each mode keeps its own, so that a switch between reads and writes (frequent
+  // when few requests are queued) recomputes only the banks that changed meanwhile.
+  struct RequestQueue {
+    std::uint32_t youngest = kNoSlot;         // the end of the age list
+    std::uint32_t window_youngest = kNoSlot;  // the window's last request, while size >= window
+    std::size_t size = 0;
+    std::size_t window = 0;
+    std::vector<BankList> by_bank;
+    std::vector<Candidate> candidates;  // per bank
+    // Sets of banks, bit b % 64 of word b / 64 for bank b: those whose candidate is to be recomputed, and
+    // those with a candidate (a command; a decision looks at those only when they are few, as when
+    // requests are spread thin, rather than at every bank) and their count.
+    std::vector<std::uint64_t> stale;
+    std::vector<std::uint64_t> with_candidate;
+    std::uint32_t with_count = 0;
   };
   struct Plan {
     std::uint64_t cycle = kNeverCycle;
     Cmd cmd = Cmd::kNone;
     std::uint32_t bank = 0;
-    std::uint32_t position = 0;  // in the bank's queue of the mode, for request commands
+    std::uint32_t slot = 0;  // of the request, for request commands
   };
   // A candidate's order, (issue cycle, rank), as one number (cycle in the high half): one compare, which
   // compiles to conditional moves.
@@ -284,20 +275,27 @@ class DramChannel {
   }
   [[nodiscard]] bool wants_drain() const;
   [[nodiscard]] std::uint64_t window_end(const RequestQueue& queue) const {
-    return queue.size > queue.window ? age_links_[queue.window_youngest].seq : kNeverCycle;
+    return queue.size > queue.window ? requests_[queue.window_youngest].seq : kNeverCycle;
   }
   void admit(std::uint64_t cycle);
   void enqueue(RequestQueue& queue, const Incoming& incoming);
-  void dequeue(RequestQueue& queue, std::uint32_t bank, std::uint32_t position);
+  void dequeue(RequestQueue& queue, std::uint32_t slot);
   void update_mode();
   void replan(std::uint64_t from);
   void plan_requests(std::uint64_t from);
-  void compute_candidate(std::uint32_t bank, const RequestQueue& queue, std::uint64_t window_end);
-  void invalidate_candidate(std::uint32_t bank) {
-    if (candidates_[bank].valid) {
-      candidates_[bank].valid = false;
-      stale_banks_.push_back(bank);
-    }
+  void compute_candidate(std::uint32_t bank, RequestQueue& queue, std::uint64_t window_end);
+  /// The bank's part of `queue`'s window changed.
+  void invalidate_candidate(RequestQueue& queue, std::uint32_t bank) {
+    queue.stale[bank / 64] |= std::uint64_t{1} << (bank % 64);
+    if (bank == best_.bank && &queue == (best_for_writes_ ? &writes_ : &reads_)) best_valid_ = false;
+  }
+  /// The bank's state changed: its candidates in both modes. A known lack of a candidate stands: a bank
+  /// has one exactly when it has a request in the mode's window, whatever its state.
+  void invalidate_bank(std::uint32_t bank) {
+    const std::size_t word = bank / 64;
+    const std::uint64_t bit = std::uint64_t{1} << (bank % 64);
+    reads_.stale[word] |= reads_.with_candidate[word] & bit;
+    writes_.stale[word] |= writes_.with_candidate[word] & bit;
     if (bank == best_.bank) best_valid_ = false;
   }
   void invalidate_candidates();
@@ -311,14 +309,24 @@ class DramChannel {
   void integrate(TimePs now_ps) {
     if (now_ps <= integrated_to_ps_) return;
     if (queued_ != 0) {
-      stats_.queue_occupancy_integral +=
-          static_cast<double>(queued_) * static_cast<double>(now_ps - integrated_to_ps_);
+      // Summed exactly, so the integral does not depend on how often it is brought up to date (the
+      // controller settles a channel when it is read); the double is exact below 2^53 request-ps.
+      occupancy_integral_ += queued_ * (now_ps - integrated_to_ps_);
+      stats_.queue_occupancy_integral = static_cast<double>(occupancy_integral_);
     }
     integrated_to_ps_ = now_ps;
   }
   void log(std::uint64_t cycle, DramCommandKind kind, std::uint32_t bank, std::uint64_t row,
            std::uint64_t request_id) {
-    if (log_ != nullptr) log_->push_back({cycle * period_ps_, row, request_id, index_, bank, kind});
+    if (log_ == nullptr) return;
+    // Field by field (see enqueue()).
+    DramCommand& command = log_->emplace_back();
+    command.time_ps = cycle * period_ps_;
+    command.row = row;
+    command.request_id = request_id;
+    command.channel = index_;
+    command.bank = bank;
+    command.kind = kind;
   }
 
   // Configuration, in cycles.
@@ -336,8 +344,8 @@ class DramChannel {
   bool refresh_enabled_;
 
   // Requests: pushed and not yet admitted (in push order, from incoming_front_), and queued.
-  std::vector<AgeLink> age_links_;
-  std::vector<std::uint32_t> free_slots_;  // of age_links_
+  std::vector<Request> requests_;
+  std::vector<std::uint32_t> free_slots_;  // of requests_
   std::vector<Incoming> incoming_;
   std::size_t incoming_front_ = 0;
   std::uint64_t next_seq_ = 0;
@@ -368,18 +376,18 @@ class DramChannel {
   Plan plan_;
   bool plan_dirty_ = true;
   std::uint64_t next_cycle_ = kNeverCycle;
-  std::vector<Candidate> candidates_;  // per bank, for the mode below
-  bool candidates_for_writes_ = false;
-  std::vector<std::uint32_t> stale_banks_;  // banks whose candidate was invalidated since the last plan
-  // The least candidate of the last plan_requests(). Still the least but for the stale banks while no
-  // command has issued and its bank's candidate has not changed: the other banks' bounds have not moved
-  // and a later `from`, up to its cycle, raises none of them above it.
+  // The least candidate of the last plan_requests(), of the writes' candidates or the reads'. Still the
+  // least but for the stale banks while no command has issued, the mode is the same and its bank's
+  // candidate has not changed: the other banks' bounds have not moved and a later `from`, up to its
+  // cycle, raises none of them above it.
   Best best_;
+  bool best_for_writes_ = false;
   bool best_valid_ = false;
 
   // Statistics.
   ChannelStats stats_;
   TimePs integrated_to_ps_ = 0;
+  std::uint64_t occupancy_integral_ = 0;  // stats_.queue_occupancy_integral, in request-ps
   std::uint64_t now_cycle_ = 0;
   std::vector<DramCommand>* log_ = nullptr;
 };

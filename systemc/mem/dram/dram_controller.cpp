@@ -47,6 +47,10 @@ DramController::DramController(const DramConfig& config)
   channels_.reserve(config.channels);
   for (std::uint32_t c = 0; c < config.channels; ++c) channels_.emplace_back(config, c, period_ps_);
   next_cycles_.assign(config.channels, kNeverCycle);
+  words_ = (config.channels + 63) / 64;
+  wheel_.assign(kWheelCycles * words_, 0);
+  far_.assign(words_, 0);
+  due_.assign(words_, 0);
 }
 
 void DramController::enqueue(const DramRequest& request) {
@@ -63,12 +67,18 @@ void DramController::enqueue(const DramRequest& request) {
   // The first edge strictly after the arrival: one cycle to enter the queue.
   DramChannel& channel = channels_[where.channel];
   channel.push(request.id, where, request.is_write, request.arrival_ps / period_ps_ + 1);
-  next_cycles_[where.channel] = channel.next_cycle();
+  // A push only brings the channel's next cycle forward, to an edge after the last advance().
+  const std::uint64_t next = channel.next_cycle();
+  if (next != next_cycles_[where.channel]) {
+    wheel_erase(where.channel, next_cycles_[where.channel]);
+    next_cycles_[where.channel] = next;
+    wheel_insert(where.channel, next);
+    earliest_cycle_ = std::min(earliest_cycle_, next);
+  }
 }
 
 TimePs DramController::next_event_ps() const {
-  const std::uint64_t earliest = *std::min_element(next_cycles_.begin(), next_cycles_.end());
-  return earliest == kNeverCycle ? kNever : earliest * period_ps_;
+  return earliest_cycle_ == kNeverCycle ? kNever : earliest_cycle_ * period_ps_;
 }
 
 TimePs DramController::next_completion_bound_ps() const {
@@ -82,32 +92,127 @@ void DramController::advance(TimePs now, std::vector<DramCompletion>& completed)
                              std::to_string(now_ps_) + " ps");
   }
   const std::uint64_t now_cycle = now / period_ps_;
+  now_ps_ = now;
+  now_cycle_ = now_cycle;
   if (log_ != nullptr) {
     // The log interleaves the channels' commands in issue order: step them in (cycle, channel) order. A
     // step moves its channel past the cycle, so one pass steps every channel due at the earliest cycle.
-    for (;;) {
-      const std::uint64_t cycle = *std::min_element(next_cycles_.begin(), next_cycles_.end());
-      if (cycle > now_cycle) break;
-      for (std::size_t c = 0; c < channels_.size(); ++c) {
-        if (next_cycles_[c] != cycle) continue;
-        channels_[c].step(cycle, completed);
-        next_cycles_[c] = channels_[c].next_cycle();
-      }
+    for (std::uint64_t cycle = wheel_earliest(); cycle <= now_cycle; cycle = wheel_earliest()) {
+      take_due(cycle);
+      for_each_due([&](std::uint32_t c) {
+        DramChannel& channel = channels_[c];
+        channel.step(cycle, completed);
+        next_cycles_[c] = channel.next_cycle();
+        wheel_insert(c, next_cycles_[c]);
+      });
     }
+    take_due(now_cycle);  // none left: moves the wheel to now
+    // Settled now rather than when read: an idle channel's refreshes are logged as they are replayed.
     for (DramChannel& channel : channels_) channel.settle(now_cycle, now);
   } else {
-    // Channels are independent: run each up to `now` in turn, then put the completions in (cycle,
+    // Channels are independent: run each one due up to `now` in turn, then put the completions in (cycle,
     // channel) order, as stepping them together would have.
     const std::size_t first = completed.size();
-    for (std::size_t c = 0; c < channels_.size(); ++c) {
+    take_due(now_cycle);
+    for_each_due([&](std::uint32_t c) {
       DramChannel& channel = channels_[c];
       while (channel.next_cycle() <= now_cycle) channel.step(channel.next_cycle(), completed);
       next_cycles_[c] = channel.next_cycle();
-      channel.settle(now_cycle, now);
-    }
+      wheel_insert(c, next_cycles_[c]);
+    });
     sort_by_command_time(completed, first);
   }
-  now_ps_ = now;
+  earliest_cycle_ = wheel_earliest();
+}
+
+void DramController::wheel_insert(std::uint32_t channel, std::uint64_t cycle) {
+  if (cycle == kNeverCycle) return;
+  const std::uint64_t bit = std::uint64_t{1} << (channel % 64);
+  if (cycle - base_ < kWheelCycles) {
+    const std::uint64_t bucket = cycle % kWheelCycles;
+    wheel_[bucket * words_ + channel / 64] |= bit;
+    occupied_[bucket / 64] |= std::uint64_t{1} << (bucket % 64);
+  } else {
+    far_[channel / 64] |= bit;
+    ++far_count_;
+  }
+}
+
+void DramController::wheel_erase(std::uint32_t channel, std::uint64_t cycle) {
+  if (cycle == kNeverCycle) return;
+  const std::uint64_t bit = std::uint64_t{1} << (channel % 64);
+  if (cycle - base_ < kWheelCycles) {
+    const std::uint64_t bucket = cycle % kWheelCycles;
+    std::uint64_t* const words = &wheel_[bucket * words_];
+    words[channel / 64] &= ~bit;
+    bool empty = true;
+    for (std::size_t w = 0; w < words_; ++w) empty = empty && words[w] == 0;
+    if (empty) occupied_[bucket / 64] &= ~(std::uint64_t{1} << (bucket % 64));
+  } else {
+    far_[channel / 64] &= ~bit;
+    --far_count_;
+  }
+}
+
+void DramController::take_due(std::uint64_t cycle) {
+  std::fill(due_.begin(), due_.end(), 0);
+  if (cycle < base_) return;  // no channel is due before base_
+  // The buckets of base_..cycle (all of them if the wheel turns fully).
+  const std::uint64_t last = std::min(cycle, base_ + kWheelCycles - 1);
+  for (std::uint64_t at = base_; at <= last; ++at) {
+    const std::uint64_t bucket = at % kWheelCycles;
+    std::uint64_t& occupied = occupied_[bucket / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (bucket % 64);
+    if ((occupied & bit) == 0) continue;
+    occupied &= ~bit;
+    std::uint64_t* const words = &wheel_[bucket * words_];
+    for (std::size_t w = 0; w < words_; ++w) {
+      due_[w] |= words[w];
+      words[w] = 0;
+    }
+  }
+  base_ = cycle + 1;
+  if (far_count_ == 0) return;
+  // Far channels now due, or near enough for a bucket.
+  for (std::size_t w = 0; w < words_; ++w) {
+    for (std::uint64_t bits = far_[w]; bits != 0; bits &= bits - 1) {
+      const auto c = static_cast<std::uint32_t>(w * 64 + static_cast<unsigned>(__builtin_ctzll(bits)));
+      const std::uint64_t next = next_cycles_[c];
+      if (next <= cycle) {
+        due_[w] |= std::uint64_t{1} << (c % 64);
+      } else if (next - base_ >= kWheelCycles) {
+        continue;
+      } else {
+        wheel_insert(c, next);
+      }
+      far_[w] &= ~(std::uint64_t{1} << (c % 64));
+      --far_count_;
+    }
+  }
+}
+
+std::uint64_t DramController::wheel_earliest() const {
+  // The first non-empty bucket from base_'s on, around the wheel: its cycle is the earliest, since every
+  // far channel comes after every bucket.
+  constexpr std::size_t kWords = kWheelCycles / 64;
+  const std::uint64_t start = base_ % kWheelCycles;
+  for (std::size_t k = 0; k <= kWords; ++k) {
+    const std::size_t w = (start / 64 + k) % kWords;
+    std::uint64_t bits = occupied_[w];
+    if (k == 0) bits &= ~std::uint64_t{0} << (start % 64);            // from start on
+    if (k == kWords) bits &= (std::uint64_t{1} << (start % 64)) - 1;  // wrapped: before start
+    if (bits == 0) continue;
+    const std::uint64_t bucket = w * 64 + static_cast<unsigned>(__builtin_ctzll(bits));
+    return base_ + (bucket + kWheelCycles - start) % kWheelCycles;
+  }
+  std::uint64_t earliest = kNeverCycle;
+  if (far_count_ == 0) return earliest;
+  for (std::size_t w = 0; w < words_; ++w) {
+    for (std::uint64_t bits = far_[w]; bits != 0; bits &= bits - 1) {
+      earliest = std::min(earliest, next_cycles_[w * 64 + static_cast<unsigned>(__builtin_ctzll(bits))]);
+    }
+  }
+  return earliest;
 }
 
 double DramController::peak_bytes_per_second() const {
@@ -122,15 +227,18 @@ void DramController::check_channel(std::uint32_t channel) const {
   }
 }
 
-const DramController::ChannelStats& DramController::channel_stats(std::uint32_t channel) const {
+const DramChannel& DramController::settled(std::uint32_t channel) const {
   check_channel(channel);
-  return channels_[channel].stats();
+  DramChannel& settling = channels_[channel];
+  settling.settle(now_cycle_, now_ps_);
+  return settling;
 }
 
-std::size_t DramController::pending(std::uint32_t channel) const {
-  check_channel(channel);
-  return channels_[channel].pending();
+const DramController::ChannelStats& DramController::channel_stats(std::uint32_t channel) const {
+  return settled(channel).stats();
 }
+
+std::size_t DramController::pending(std::uint32_t channel) const { return settled(channel).pending(); }
 
 int DramController::bank_state(std::uint32_t channel, std::uint32_t bank) const {
   check_channel(channel);
@@ -138,20 +246,19 @@ int DramController::bank_state(std::uint32_t channel, std::uint32_t bank) const 
     throw InvariantViolation("DRAM bank " + std::to_string(bank) + " out of range (" +
                              std::to_string(config_.banks) + " banks)");
   }
-  return channels_[channel].bank_state(bank);
+  return settled(channel).bank_state(bank);
 }
 
 std::uint64_t DramController::open_row(std::uint32_t channel, std::uint32_t bank) const {
   (void)bank_state(channel, bank);  // range checks
-  return channels_[channel].open_row(bank);
+  return settled(channel).open_row(bank);
 }
 
-bool DramController::write_draining(std::uint32_t channel) const {
-  check_channel(channel);
-  return channels_[channel].write_draining();
-}
+bool DramController::write_draining(std::uint32_t channel) const { return settled(channel).write_draining(); }
 
 void DramController::set_command_log(std::vector<DramCommand>* log) {
+  // The refreshes an idle channel replays up to now happened before the log was set (or cleared).
+  for (std::uint32_t c = 0; c < channels(); ++c) (void)settled(c);
   log_ = log;
   for (DramChannel& channel : channels_) channel.set_command_log(log);
 }

@@ -8,6 +8,7 @@
 // (1300 MHz: 769 ps), and every command issues on an edge k * period (k >= 0). peak_bytes_per_second()
 // uses the same rounded period, so measured bandwidths compare with it exactly.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -78,18 +79,55 @@ class DramController {
 
  private:
   void check_channel(std::uint32_t channel) const;
+  /// The channel, settled to the last advance(): what every accessor reads.
+  const DramChannel& settled(std::uint32_t channel) const;
+  // The timing wheel (below).
+  void wheel_insert(std::uint32_t channel, std::uint64_t cycle);
+  void wheel_erase(std::uint32_t channel, std::uint64_t cycle);
+  /// Takes the channels whose next cycle is at most `cycle` off the wheel into due_ and moves the wheel
+  /// past `cycle` (every channel must then be stepped past it).
+  void take_due(std::uint64_t cycle);
+  [[nodiscard]] std::uint64_t wheel_earliest() const;
+  /// Calls visit(channel) for each channel taken by take_due(), in channel order.
+  template <typename Visit>
+  void for_each_due(Visit&& visit) {
+    for (std::size_t w = 0; w < words_; ++w) {
+      for (std::uint64_t bits = due_[w]; bits != 0; bits &= bits - 1) {
+        visit(static_cast<std::uint32_t>(w * 64 + static_cast<unsigned>(__builtin_ctzll(bits))));
+      }
+    }
+  }
 
   DramConfig config_;
   TimePs period_ps_;
   std::uint32_t atom_bytes_;
   TimePs min_done_latency_ps_;  // (min(tCL, tWL) + burst) * period
   AddressMapping mapping_;
-  std::vector<DramChannel> channels_;
-  // channels_[c].next_cycle(), side by side: next_event_ps() and a logging advance() look for the earliest.
-  std::vector<std::uint64_t> next_cycles_;
+  // Mutable: a channel is brought to now (DramChannel::settle) when it is read, not at every advance(),
+  // which would touch every channel (dozens) for the few that issue a command. Settling is idempotent and
+  // settling to one time then a later one is the same as settling to the later one, so when it happens
+  // changes nothing the accessors show.
+  mutable std::vector<DramChannel> channels_;
+  std::vector<std::uint64_t> next_cycles_;      // channels_[c].next_cycle(), as the wheel has it
+  std::uint64_t earliest_cycle_ = kNeverCycle;  // the least of next_cycles_
+
+  // Which channels have a command due when, so that advance() finds the few due without looking at
+  // every channel (dozens): a timing wheel. A channel whose next cycle n lies in [base_, base_ +
+  // kWheelCycles) is a bit of bucket n % kWheelCycles; one further ahead is a bit of far_, moved into its
+  // bucket as the wheel comes near; an idle one (kNeverCycle) is in neither. Buckets are bit sets over
+  // channels (words_ words each), so the channels due come out in channel order.
+  static constexpr std::uint64_t kWheelCycles = 256;
+  std::size_t words_ = 0;
+  std::vector<std::uint64_t> wheel_;                         // bucket b: words b * words_ on
+  std::array<std::uint64_t, kWheelCycles / 64> occupied_{};  // bit b: bucket b is not empty
+  std::vector<std::uint64_t> far_;
+  std::size_t far_count_ = 0;
+  std::uint64_t base_ = 0;          // the first cycle not run yet: no channel's next cycle is before it
+  std::vector<std::uint64_t> due_;  // take_due(): the channels taken, a bit each
   std::vector<DramCommand>* log_ = nullptr;
   TimePs last_arrival_ps_ = 0;
   TimePs now_ps_ = 0;
+  std::uint64_t now_cycle_ = 0;  // now_ps_ / period
 };
 
 }  // namespace gpumux::dram
