@@ -33,9 +33,18 @@ const std::vector<std::string_view> kKernelKeys = {
     "class2",         "launches",         "thread_blocks",
     "threads_per_tb", "registers_per_tb", "shared_memory_per_tb",
     "tb_time",        "reference",        "program",
-    "memory"};
+    "memory",         "interference"};
 const std::vector<std::string_view> kTbTimeKeys = {"mean_ns", "mean_us", "mean_cycles", "rsd_percent"};
 const std::vector<std::string_view> kMemoryKeys = {"bytes_per_tb", "l2_hit_percent"};
+const std::vector<std::string_view> kInterferenceKeys = {"pressure_per_sm_gb_per_s", "sensitivity"};
+const std::vector<std::string_view> kSensitivityKeys = {"gb_per_s", "slowdown"};
+
+/// Bubble bandwidths and pressures beyond this are typos (100 TB/s: far beyond any GPU of the papers).
+constexpr double kMaxGbPerS = 100'000.0;
+/// A measured slowdown outside this range is not a co-runner's doing (noise leaves it near 1; the
+/// warp level's largest beside the bubble is about 3).
+constexpr double kMinSlowdown = 0.5;
+constexpr double kMaxSlowdown = 100.0;
 
 /// A thread block moving more than this is a typo (64 GiB: more than any GPU's memory of the papers).
 constexpr double kMaxBytesPerTb = 64.0 * 1024 * 1024 * 1024;
@@ -50,6 +59,28 @@ TbMemoryProfile read_memory(const YamlNode& node) {
   if (const auto hit = m.optional("l2_hit_percent")) {
     profile.l2_hit_percent = hit->as_nonnegative_number();
     if (profile.l2_hit_percent > 100.0) hit->fail("a share in percent: 0 to 100");
+  }
+  return profile;
+}
+
+TbInterferenceProfile read_interference(const YamlNode& node) {
+  const YamlMap m(node, kInterferenceKeys);
+  TbInterferenceProfile profile;
+  if (const auto pressure = m.optional("pressure_per_sm_gb_per_s")) {
+    profile.pressure_per_sm_gb_per_s = pressure->as_number_in(0.0, kMaxGbPerS, "GB/s");
+  }
+  if (const auto curve = m.optional("sensitivity")) {
+    for (const YamlNode& item : curve->as_list()) {
+      const YamlMap point(item, kSensitivityKeys);
+      const YamlNode x = point.required("gb_per_s");
+      TbInterferenceProfile::Point p;
+      p.gb_per_s = x.as_number_in(0.0, kMaxGbPerS, "GB/s");
+      p.slowdown = point.required("slowdown").as_number_in(kMinSlowdown, kMaxSlowdown);
+      if (!profile.sensitivity.empty() && p.gb_per_s <= profile.sensitivity.back().gb_per_s) {
+        x.fail("the sensitivity curve's gb_per_s must rise strictly from point to point");
+      }
+      profile.sensitivity.push_back(p);
+    }
   }
   return profile;
 }
@@ -104,6 +135,9 @@ std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::s
   k->shared_memory_per_tb = m.optional_u32_in("shared_memory_per_tb", 0, 0, 64U << 20U, "bytes");
   k->tb_time = read_tb_time(m.required("tb_time"), gpu);
   if (const auto memory = m.optional("memory")) k->memory = read_memory(*memory);
+  if (const auto interference = m.optional("interference")) {
+    k->interference = read_interference(*interference);
+  }
   if (const auto reference = m.optional("reference")) {
     // Published figures for validation tests only; any name, but every value must be a number.
     const YamlMap figures = YamlMap::any_keys(*reference);
@@ -158,6 +192,16 @@ std::vector<std::string> kernel_library_keys() {
         for (const std::string_view memory_key : kMemoryKeys) {
           keys.push_back(path + "." + std::string(memory_key));
         }
+      } else if (kernel_key == "interference") {
+        for (const std::string_view interference_key : kInterferenceKeys) {
+          if (interference_key != "sensitivity") {
+            keys.push_back(path + "." + std::string(interference_key));
+            continue;
+          }
+          for (const std::string_view point_key : kSensitivityKeys) {
+            keys.push_back(path + ".sensitivity." + std::string(point_key));
+          }
+        }
       } else {
         keys.push_back(path);
       }
@@ -184,6 +228,15 @@ nlohmann::json kernel_document(const KernelDesc& kernel) {
   if (kernel.memory.bytes_per_tb > 0 || kernel.memory.l2_hit_percent > 0) {
     document["memory"] = {{"bytes_per_tb", kernel.memory.bytes_per_tb},
                           {"l2_hit_percent", kernel.memory.l2_hit_percent}};
+  }
+  // Absent without one, so the keys of kernels without one stay what they were.
+  if (kernel.interference.any()) {
+    nlohmann::json curve = nlohmann::json::array();
+    for (const auto& p : kernel.interference.sensitivity) {
+      curve.push_back({{"gb_per_s", p.gb_per_s}, {"slowdown", p.slowdown}});
+    }
+    document["interference"] = {{"pressure_per_sm_gb_per_s", kernel.interference.pressure_per_sm_gb_per_s},
+                                {"sensitivity", std::move(curve)}};
   }
   // The program as the model sees it (canonical instruction texts), not as spelled in the file; absent
   // without one, so the keys of TB-level kernels stay what they were.

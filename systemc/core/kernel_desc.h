@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "core/types.h"
@@ -27,6 +28,24 @@ struct TbMemoryProfile {
   [[nodiscard]] double dram_bytes_per_tb() const { return bytes_per_tb * (1.0 - l2_hit_percent / 100.0); }
 };
 
+/// How a kernel and its co-runners slow each other through the memory system at the thread-block level,
+/// as Bubble-Up measures it (sm/tb/bandwidth_penalty.h; library key `interference:`, docs/config.md).
+/// Measured at the warp level against a reference streaming kernel, the bubble
+/// (scripts/gen-kernel-sensitivity), or given by hand.
+struct TbInterferenceProfile {
+  /// One point of a sensitivity curve: the kernel's slowdown beside the bubble at `gb_per_s`.
+  struct Point {
+    double gb_per_s = 0;
+    double slowdown = 1;
+  };
+  /// What its thread blocks on one SM at full occupancy do to co-runners, in bubble GB/s (Bubble-Up's
+  /// bubble score). 0: no pressure.
+  double pressure_per_sm_gb_per_s = 0;
+  /// Its slowdown against the bubble's bandwidth, gb_per_s strictly ascending; empty: insensitive.
+  std::vector<Point> sensitivity;
+  [[nodiscard]] bool any() const { return pressure_per_sm_gb_per_s > 0 || !sensitivity.empty(); }
+};
+
 struct KernelDesc {
   std::string name;
   std::string library;    ///< library name (file stem), e.g. "parboil"
@@ -44,6 +63,8 @@ struct KernelDesc {
   TbTimeProfile tb_time;
   /// Memory traffic per thread block; zero bytes when the library gives none (no interference).
   TbMemoryProfile memory;
+  /// Pressure on and sensitivity to co-runners; empty when the library gives none (Eq. 3 alone).
+  TbInterferenceProfile interference;
   /// One warp's instruction stream (`program:`, docs/config.md "Kernel programs"), compiled and
   /// phase-annotated for the library's GPU; null when the library gives none (TB-level only).
   std::shared_ptr<const program::Program> program;

@@ -28,7 +28,7 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
                                               std::move(progress));
   if (spec.gpu.memory.tb_interference && spec.gpu.sm_model == SmModel::kThreadBlock) {
     // Liang Eq. 3's Pb: the peak bandwidth (GB/s, 1 GB = 1e9 B), as bytes per second.
-    penalty_ = std::make_unique<BandwidthPenalty>(spec.gpu.memory.bandwidth_gb_per_s * 1e9);
+    penalty_ = std::make_unique<BandwidthPenalty>(spec.gpu.memory.bandwidth_gb_per_s * 1e9, spec.gpu);
     // The SMs hear of a new rate once per instant, after every start and end in it (a thread block
     // ending and the next starting leave the rate as it was: nothing to move).
     penalty_->set_deferral([this] { penalty_flush_.notify(sc_core::SC_ZERO_TIME); });
@@ -148,13 +148,14 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   r.memory.busy_ps = memory_->busy_ps();
   r.memory.dram = memory_->details(r.end_ps);
   if (penalty_) {
-    // Time oversubscribed and the slowdown it cost a thread block running throughout (Liang Eq. 3).
+    // Time oversubscribed (Liang Eq. 3), and the kernel time interference cost (both rules).
     r.memory.tb_interference = {
         {"peak_gb_per_s", static_cast<double>(penalty_->peak_bytes_per_s()) / 1e9},
         {"oversubscribed_ns", ns_from_ps(penalty_->oversubscribed_ps(r.end_ps))},
         {"lost_ns", ns_from_ps(penalty_->lost_ps(r.end_ps))},
         {"max_demand_gb_per_s", static_cast<double>(penalty_->peak_demand_bytes_per_s()) / 1e9},
-        {"end_demand_gb_per_s", static_cast<double>(penalty_->demand_bytes_per_s()) / 1e9}};
+        {"end_demand_gb_per_s", static_cast<double>(penalty_->demand_bytes_per_s()) / 1e9},
+        {"max_pressure_gb_per_s", static_cast<double>(penalty_->peak_pressure_bytes_per_s()) / 1e9}};
   }
   r.memory.pcie_down_bytes = pcie_->downstream().bytes();
   r.memory.pcie_up_bytes = pcie_->upstream().bytes();

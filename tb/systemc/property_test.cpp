@@ -141,6 +141,14 @@ Generated random_workload(std::uint64_t seed, bool warp_level = false) {
     pool.back()->memory.bytes_per_tb =
         memory_rng.below(3) == 0 ? 0.0 : static_cast<double>(memory_rng.below(4U << 20U));
     pool.back()->memory.l2_hit_percent = static_cast<double>(memory_rng.below(101));
+    // Bubble-Up profiles: up to 40 GB/s of pressure per SM, a rising or falling curve up to 3x.
+    if (memory_rng.below(2) == 0) {
+      TbInterferenceProfile& in = pool.back()->interference;
+      in.pressure_per_sm_gb_per_s = static_cast<double>(memory_rng.below(41));
+      for (int point = 1; point <= 3; ++point) {
+        in.sensitivity.push_back({50.0 * point, 1.0 + static_cast<double>(memory_rng.below(201)) / 100.0});
+      }
+    }
     if (warp_level) {
       KernelDesc& k = *pool.back();
       k.thread_blocks = 1 + k.thread_blocks % 16;  // keep warp-level runs short

@@ -102,8 +102,9 @@ TEST(TbInterference, AMemoryHeavyCoRunnerSlowsAKernelAComputeHeavyOneDoesNot) {
   // The stats say how long the memory was oversubscribed and what it cost.
   ASSERT_FALSE(with_memory.memory.tb_interference.is_null());
   EXPECT_DOUBLE_EQ(with_memory.memory.tb_interference.at("oversubscribed_ns").get<double>(), 20'000.0);
-  // Up to the run's end (M's), the work clock lost half of those 20 us.
-  EXPECT_DOUBLE_EQ(with_memory.memory.tb_interference.at("lost_ns").get<double>(), 10'000.0);
+  // Kernel time lost: M 20 us for 10 us of work, C 20 us - eps / 2 for its 10 us.
+  EXPECT_NEAR(with_memory.memory.tb_interference.at("lost_ns").get<double>(),
+              20'000.0 - static_cast<double>(eps) / 2e3, 1e-3);
   EXPECT_TRUE(with_compute.memory.tb_interference.at("oversubscribed_ns").get<double>() == 0.0);
 }
 
@@ -117,6 +118,32 @@ TEST(TbInterference, ADemandEndingMidWayGivesTheRestBackAtFullSpeed) {
   const TimePs eps = record(r, "C").start_ps - record(r, "M").start_ps;
   EXPECT_EQ(kernel_time(r, "M"), 10 * kUs);
   EXPECT_EQ(kernel_time(r, "C"), 15 * kUs - eps / 2);
+}
+
+TEST(TbInterference, ASensitiveKernelSlowsByItsCurveWhileAPressingCoRunnerRuns) {
+  // Bubble-Up's rule: S (5 SMs) is slowed 2x beside 100 GB/s of bubble-equivalent pressure. P on the
+  // other 8 SMs presses 12.5 GB/s per SM (one thread block each: 100 GB/s) and asks no DRAM bandwidth,
+  // so Eq. 3 never fires. P leaves after its 10 us; S, starting eps later, does (10 us - eps) / 2 of its
+  // work meanwhile and the rest at full speed: 15 us - eps / 2. Beside a P that presses nothing, 10 us.
+  const auto sensitive = [] {
+    auto k = kernel("S", 5, 0);
+    k->interference.sensitivity = {{50.0, 1.5}, {100.0, 2.0}};
+    return k;
+  };
+  auto pressing = kernel("P", 8, 0);
+  pressing->interference.pressure_per_sm_gb_per_s = 12.5;
+  const RunResult r = simulate(spec_of({sensitive(), pressing}, "spatial", {{"sms", "5:8"}}));
+  const TimePs eps = record(r, "S").start_ps - record(r, "P").start_ps;
+  ASSERT_LT(eps, kUs / 100);
+  EXPECT_EQ(kernel_time(r, "P"), 10 * kUs) << "P has no curve: S's pressure does not slow it";
+  EXPECT_EQ(kernel_time(r, "S"), 15 * kUs - eps / 2);
+  EXPECT_DOUBLE_EQ(r.memory.tb_interference.at("max_pressure_gb_per_s").get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(r.memory.tb_interference.at("oversubscribed_ns").get<double>(), 0.0);
+  const RunResult quiet = simulate(spec_of({sensitive(), kernel("P", 8, 0)}, "spatial", {{"sms", "5:8"}}));
+  EXPECT_EQ(kernel_time(quiet, "S"), 10 * kUs);
+  // Off, the profiles are ignored.
+  const RunResult off = simulate(spec_of({sensitive(), pressing}, "spatial", {{"sms", "5:8"}}, false));
+  EXPECT_EQ(kernel_time(off, "S"), 10 * kUs);
 }
 
 TEST(TbInterference, PreemptionUnderInterferenceLosesNothingAndRepeats) {

@@ -238,6 +238,13 @@ TEST(BaselineCacheKey, ChangesWithEveryKernelLibraryKey) {
   YAML::Node first(YAML::NodeType::Sequence);
   first.push_back(YAML::Clone(base["kernels"][0]));
   base["kernels"] = first;
+  // A list of maps is entered at its first item (parent_map): give the kernel a sensitivity curve if the
+  // library has none for it, so its points' keys have a place to change.
+  if (!base["kernels"][0]["interference"].IsDefined()) {
+    YAML::Node interference =
+        YAML::Load("{pressure_per_sm_gb_per_s: 5, sensitivity: [{gb_per_s: 50, slowdown: 1.5}]}");
+    base["kernels"][0]["interference"] = interference;
+  }
   const auto key_of = [&](const YAML::Node& doc) -> std::optional<std::string> {
     try {
       const auto kernels = load_kernel_library(write_temp(doc, "kernels.yaml"), gpu);

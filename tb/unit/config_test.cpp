@@ -554,6 +554,40 @@ TEST_F(ConfigErrorTest, KernelMemoryTrafficOutsidePhysicalSense) {
   EXPECT_DOUBLE_EQ(good.at(0)->memory.dram_bytes_per_tb(), 3072.0);
 }
 
+TEST_F(ConfigErrorTest, KernelInterferenceProfileOutsidePhysicalSense) {
+  const GpuConfig g = gpu();
+  const auto library_with = [&](const std::string& interference) {
+    const std::string text =
+        "kernels:\n  - name: k\n    thread_blocks: 1\n    threads_per_tb: 32\n    registers_per_tb: 32\n"
+        "    tb_time: {mean_us: 5}\n    interference: " +
+        interference + "\n";
+    return write("badlib.yaml", text);
+  };
+  const auto error_for = [&](const std::string& interference) {
+    const std::string path = library_with(interference);
+    return error_of([&] { (void)load_kernel_library(path, g); });
+  };
+  expect_error(error_for("{pressure_per_sm_gb_per_s: -2}"), "badlib.yaml", 7,
+               "kernels[0].interference.pressure_per_sm_gb_per_s", "GB/s");
+  expect_error(error_for("{sensitivity: [{gb_per_s: 10, slowdown: 1.5}, {gb_per_s: 10, slowdown: 2}]}"),
+               "badlib.yaml", 7, "kernels[0].interference.sensitivity[1].gb_per_s", "rise strictly");
+  expect_error(error_for("{sensitivity: [{gb_per_s: 10, slowdown: 0}]}"), "badlib.yaml", 7,
+               "kernels[0].interference.sensitivity[0].slowdown", "0.5");
+  expect_error(error_for("{sensitivity: [{gb_per_s: 10}]}"), "badlib.yaml", 7,
+               "kernels[0].interference.sensitivity[0].slowdown", "required key is missing");
+  expect_error(error_for("{sensitivity: [{gb_per_s: 10, slowdown: 2, at: 3}]}"), "badlib.yaml", 7,
+               "kernels[0].interference.sensitivity[0].at", "unknown key");
+  expect_error(error_for("{sensitivity: {gb_per_s: 10, slowdown: 2}}"), "badlib.yaml", 7,
+               "kernels[0].interference.sensitivity", "");
+  const auto good = load_kernel_library(
+      library_with("{pressure_per_sm_gb_per_s: 12.5, sensitivity: [{gb_per_s: 0, slowdown: 1}, "
+                   "{gb_per_s: 20, slowdown: 1.4}]}"),
+      g);
+  ASSERT_EQ(good.at(0)->interference.sensitivity.size(), 2U);
+  EXPECT_DOUBLE_EQ(good.at(0)->interference.pressure_per_sm_gb_per_s, 12.5);
+  EXPECT_DOUBLE_EQ(good.at(0)->interference.sensitivity[1].slowdown, 1.4);
+}
+
 TEST_F(ConfigErrorTest, TbInterferenceIsOnOrOff) {
   const auto [msg, text] =
       gpu_error("memory: {bandwidth_gb_per_s: 100, latency_ns: 0}",

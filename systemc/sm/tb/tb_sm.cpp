@@ -28,17 +28,27 @@ TbSm::TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, T
   if (penalty_ != nullptr) penalty_->add_listener(this);
 }
 
-std::uint64_t TbSm::demand_of(const KernelDesc* kernel) const {
-  if (penalty_ == nullptr || kernel == nullptr || kernel->tb_time.mean_ps == 0) return 0;
-  // Its kernel's DRAM bytes per thread block over its mean thread-block time alone (Liang's B_i,
-  // per thread block): what it asks while it runs, whatever its own drawn duration.
-  const double per_s =
-      kernel->memory.dram_bytes_per_tb() / static_cast<double>(kernel->tb_time.mean_ps) * 1e12;
-  return static_cast<std::uint64_t>(std::llround(per_s));
+TimePs TbSm::work_at(KernelId kernel, TimePs at) {
+  return penalty_ == nullptr ? at : penalty_->clock_for(kernel, now_ps()).work_at(at);
+}
+
+TbSm::Group* TbSm::earliest_group() {
+  Group* best = nullptr;
+  TimePs best_at = kNever;
+  for (Group& g : groups_) {
+    if (g.empty()) continue;
+    const TimePs at = g.time_of(g.first().end_work);
+    if (best == nullptr || at < best_at || (at == best_at && g.first().sequence < best->first().sequence)) {
+      best = &g;
+      best_at = at;
+    }
+  }
+  return best;
 }
 
 void TbSm::retime(TimePs now) {
-  const TimePs at = any_running() ? std::max(now, time_of(first_running().end_work)) : kNever;
+  const Group* first = earliest_group();
+  const TimePs at = first != nullptr ? std::max(now, first->time_of(first->first().end_work)) : kNever;
   if (at == wake_at_ps_) return;
   wake_.cancel();
   wake_at_ps_ = at;
@@ -66,48 +76,60 @@ TimePs TbSm::start_tb(const TbLaunch& launch) {
 
   // With interference, a thread block still waiting for the SM's setup is taken to start on the work clock
   // as it reads at its start at today's rate (and to ask its bandwidth from now on).
-  const Running record{0,
-                       next_sequence_++,
-                       begin,
-                       work_at(begin),
-                       launch.kernel,
-                       launch.tb,
-                       launch.footprint,
-                       demand_of(launch.desc)};
+  const TbTraffic traffic =
+      penalty_ != nullptr && launch.desc != nullptr ? penalty_->traffic_of(*launch.desc) : TbTraffic{};
+  Running record{0, next_sequence_++, begin, 0, launch.kernel, launch.tb, launch.footprint, traffic};
   if (launch.restore_bytes > 0) {
     // A preempted TB first reads its context back (Tanasic 3.2), then runs what it had left.
     const std::uint64_t number = next_restore_++;
-    restores_.emplace(number, Restore{record, duration_ps, false});
+    restores_.emplace(number, Restore{record, duration_ps, false, launch.desc});
     mover_.request(false, launch.restore_bytes, begin,
                    [this, number](TimePs done_ps) { restore_done(number, done_ps); });
     return begin - now;
   }
-  Running running = record;
-  running.end_work = record.start_work + duration_ps;
-  push_running(running, now);
+  if (penalty_ != nullptr && launch.desc != nullptr) {
+    penalty_->add(launch.kernel, *launch.desc, traffic, now);  // may re-time every SM
+  }
+  record.start_work = work_at(launch.kernel, begin);
+  record.end_work = record.start_work + duration_ps;
+  push_running(record, now);
   return begin - now;
 }
 
+TbSm::Group& TbSm::group_for(KernelId kernel, TimePs now) {
+  if (penalty_ == nullptr) {
+    if (groups_.empty()) groups_.emplace_back();
+    return groups_.front();
+  }
+  for (Group& g : groups_) {
+    if (g.kernel == kernel) return g;
+  }
+  Group g;
+  g.kernel = kernel;
+  g.clock = &penalty_->clock_for(kernel, now);
+  return groups_.emplace_back(std::move(g));
+}
+
 void TbSm::push_running(const Running& tb, TimePs now) {
-  if (running_head_ == running_.size()) {
-    running_.clear();
-    running_head_ = 0;
-  } else if (running_head_ >= 64 && 2 * running_head_ >= running_.size()) {
+  Group& g = group_for(tb.kernel, now);
+  if (g.empty()) {
+    g.tbs.clear();
+    g.head = 0;
+  } else if (g.head >= 64 && 2 * g.head >= g.tbs.size()) {
     // Completed entries at the front: drop them (amortised: at most 64 of them, or as many as
     // there are running thread blocks, are kept).
-    running_.erase(running_.begin(), running_.begin() + static_cast<std::ptrdiff_t>(running_head_));
-    running_head_ = 0;
+    g.tbs.erase(g.tbs.begin(), g.tbs.begin() + static_cast<std::ptrdiff_t>(g.head));
+    g.head = 0;
   }
   // Insertion from the back: a new thread block usually completes last, or nearly.
-  running_.push_back(tb);
-  std::size_t i = running_.size() - 1;
-  while (i > running_head_ && tb.before(running_[i - 1])) {
-    running_[i] = running_[i - 1];
+  g.tbs.push_back(tb);
+  std::size_t i = g.tbs.size() - 1;
+  while (i > g.head && tb.before(g.tbs[i - 1])) {
+    g.tbs[i] = g.tbs[i - 1];
     --i;
   }
-  running_[i] = tb;
+  g.tbs[i] = tb;
   if (penalty_ != nullptr) {
-    if (tb.demand > 0) penalty_->add_demand(tb.demand, now);  // may re-time every SM
     retime(now);
     return;
   }
@@ -117,16 +139,28 @@ void TbSm::push_running(const Running& tb, TimePs now) {
   }
 }
 
-TbSm::Running TbSm::pop_running() { return running_[running_head_++]; }
+TbSm::Running TbSm::pop_first(Group& group) {
+  const Running tb = group.tbs[group.head++];
+  if (penalty_ != nullptr) {
+    penalty_->remove(tb.kernel, tb.traffic, now_ps());  // may drop the kernel's clock
+    if (group.empty()) {
+      // Its clock may be gone: the group goes too (the last one alone moves into its place).
+      const auto at = static_cast<std::size_t>(&group - groups_.data());
+      if (at + 1 != groups_.size()) groups_[at] = std::move(groups_.back());
+      groups_.pop_back();
+    }
+  }
+  return tb;
+}
 
 void TbSm::release(const TbFootprint& f) { usage_.remove(f); }
 
 void TbSm::complete_due() {
   const TimePs now = now_ps();
   wake_at_ps_ = kNever;
-  while (any_running() && time_of(first_running().end_work) <= now) {
-    const Running done = pop_running();
-    if (done.demand > 0) penalty_->remove_demand(done.demand, now);
+  for (Group* g = earliest_group(); g != nullptr && g->time_of(g->first().end_work) <= now;
+       g = earliest_group()) {
+    const Running done = pop_first(*g);
     release(done.footprint);
     ++tbs_completed_;
     if (usage_.thread_blocks == 0) busy_total_ps_ += now - busy_since_ps_;
@@ -137,8 +171,8 @@ void TbSm::complete_due() {
     retime(now);
     return;
   }
-  if (any_running() && first_running().end_work < wake_at_ps_) {
-    wake_at_ps_ = first_running().end_work;
+  if (!groups_.empty() && !groups_.front().empty() && groups_.front().first().end_work < wake_at_ps_) {
+    wake_at_ps_ = groups_.front().first().end_work;
     wake_.notify(sc_core::sc_time::from_value(wake_at_ps_ - now));
   }
 }
@@ -152,13 +186,17 @@ void TbSm::restore_done(std::uint64_t number, TimePs done_ps) {
   const Restore restore = it->second;
   restores_.erase(it);
   Running tb = restore.tb;
-  // It runs from done_ps on (a future time, when the restore answered early: the work clock read at
-  // today's rate); a save before then finds all of it left.
-  tb.start_work = work_at(std::max(now_ps(), tb.start_ps));
-  tb.end_work = work_at(done_ps) + restore.duration_ps;
   listener_.on_tb_restored(id_, tb.kernel, tb.tb, tb.start_ps, done_ps);
   if (!restore.saved) {
-    push_running(tb, now_ps());
+    // It runs from done_ps on (a future time, when the restore answered early: the work clock read at
+    // today's rate); a save before then finds all of it left.
+    const TimePs now = now_ps();
+    if (penalty_ != nullptr && restore.desc != nullptr) {
+      penalty_->add(tb.kernel, *restore.desc, tb.traffic, now);
+    }
+    tb.start_work = work_at(tb.kernel, std::max(now, tb.start_ps));
+    tb.end_work = work_at(tb.kernel, done_ps) + restore.duration_ps;
+    push_running(tb, now);
     return;
   }
   // Restored for a save that stopped the SM meanwhile: it never ran, so all of it is left to run.
@@ -168,7 +206,7 @@ void TbSm::restore_done(std::uint64_t number, TimePs done_ps) {
                      std::min(tb.start_ps, save_requested_ps_),
                      save_requested_ps_},
                     tb.footprint,
-                    tb.end_work,
+                    done_ps + restore.duration_ps,
                     tb.sequence});
   save_ready_ps_ = std::max(save_ready_ps_, done_ps);
   --restores_to_save_;
@@ -192,15 +230,15 @@ void TbSm::save_context() {
   save_ = ContextSave{};
   save_requested_ps_ = now;
   restores_to_save_ = 0;
-  const TimePs work_now = work_at(now);
-  while (any_running()) {
+  while (Group* g = earliest_group()) {
     // Issue stops now: what a thread block had left is its end less now, or all of it if it was
     // still waiting for the SM's setup (in alone-speed work, which is what it runs when resumed).
-    const Running r = pop_running();
-    if (r.demand > 0) penalty_->remove_demand(r.demand, now);
+    const TimePs work_now = g->work_at(now);
+    const TimePs end_ps = g->time_of(g->first().end_work);
+    const Running r = pop_first(*g);
     const TimePs left = r.end_work - std::min(r.end_work, std::max(work_now, r.start_work));
     const TimePs resident = std::min(now, r.start_ps);
-    saved_.push_back({{r.kernel, r.tb, {left, {}}, resident, now}, r.footprint, r.end_work, r.sequence});
+    saved_.push_back({{r.kernel, r.tb, {left, {}}, resident, now}, r.footprint, end_ps, r.sequence});
     save_.bytes += context_bytes(r.footprint);
   }
   for (auto& [number, restore] : restores_) {
@@ -225,7 +263,7 @@ void TbSm::finish_save() {
   const TimePs now = now_ps();
   // In the order the thread blocks would have completed (as they were stopped).
   std::sort(saved_.begin(), saved_.end(), [](const SavedTb& a, const SavedTb& b) {
-    return a.end_work != b.end_work ? a.end_work < b.end_work : a.sequence < b.sequence;
+    return a.end_ps != b.end_ps ? a.end_ps < b.end_ps : a.sequence < b.sequence;
   });
   std::vector<PreemptedTb> saved;
   saved.reserve(saved_.size());

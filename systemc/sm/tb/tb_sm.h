@@ -13,10 +13,11 @@
 // after a preemption, a thread block of a kernel the SM is not set up for waits for the setup
 // (setup_cycles, sm/sm_setup.h) before it runs or restores.
 //
-// Memory interference (memory.tb_interference: on): thread blocks progress on the shared work clock of
-// a BandwidthPenalty (sm/tb/bandwidth_penalty.h, Liang Eq. 3), so their ends are kept in work units and
-// turned into times through it; when its rate changes, the SM re-times its next completion. Without it
-// work and time are the same clock.
+// Memory interference (memory.tb_interference: on): each kernel's thread blocks progress on its work clock
+// in the GPU's BandwidthPenalty (sm/tb/bandwidth_penalty.h: Liang Eq. 3 and Bubble-Up sensitivity), so
+// their ends are kept in work units, per kernel, and turned into times through that kernel's clock; when
+// rates change, the SM re-times its next completion. Without it work and time are the same clock and all
+// thread blocks are kept in one group.
 
 #include <cstdint>
 #include <map>
@@ -66,18 +67,34 @@ class TbSm final : public SmModule, private ProgressRateListener {
     KernelId kernel{};
     std::uint32_t tb = 0;
     TbFootprint footprint{};
-    std::uint64_t demand = 0;  ///< DRAM bytes per second it asks while running (interference on)
+    TbTraffic traffic{};  ///< what it demands and presses while running (interference on)
     /// Completion order: a strict order (sequences are unique).
     [[nodiscard]] bool before(const Running& other) const {
       return end_work != other.end_work ? end_work < other.end_work : sequence < other.sequence;
     }
   };
 
+  /// Running thread blocks of one kernel (interference on), or of all (off), in completion order from
+  /// `head` on (those before it completed). A sorted array, not a heap: a new thread block usually ends
+  /// after those already running, so it goes at or near the back, and the first to complete is taken
+  /// from the front; per thread block that is a few moves instead of a heap's sift-down (gpumux bench,
+  /// docs/performance.md).
+  struct Group {
+    KernelId kernel{};
+    const WorkClock* clock = nullptr;  ///< the kernel's work clock; nullptr: work is time
+    std::vector<Running> tbs;
+    std::size_t head = 0;
+    [[nodiscard]] bool empty() const { return head == tbs.size(); }
+    [[nodiscard]] const Running& first() const { return tbs[head]; }
+    [[nodiscard]] TimePs time_of(TimePs work) const { return clock == nullptr ? work : clock->time_of(work); }
+    [[nodiscard]] TimePs work_at(TimePs at) const { return clock == nullptr ? at : clock->work_at(at); }
+  };
+
   /// A thread block stopped by a context save, with its place in completion order.
   struct SavedTb {
     PreemptedTb tb;
     TbFootprint footprint{};
-    TimePs end_work = 0;
+    TimePs end_ps = 0;  ///< when it would have completed, as its clock read at the save
     std::uint64_t sequence = 0;
   };
   /// A re-issued thread block waiting for its context to come back.
@@ -85,30 +102,27 @@ class TbSm final : public SmModule, private ProgressRateListener {
     Running tb{};            ///< end_work unset until the context is back
     TimePs duration_ps = 0;  ///< what it runs once its context is back
     bool saved = false;      ///< a save stopped the SM meanwhile; the TB goes to the save
+    const KernelDesc* desc = nullptr;
   };
 
   void complete_due();
   void finish_save();
   void release(const TbFootprint& footprint);
   void push_running(const Running& tb, TimePs now);
-  [[nodiscard]] bool any_running() const { return running_head_ < running_.size(); }
-  /// The running thread block that completes first (any_running() must hold).
-  [[nodiscard]] const Running& first_running() const { return running_[running_head_]; }
-  Running pop_running();
+  /// The group of `kernel`'s thread blocks (the one group without interference), made if it has none.
+  Group& group_for(KernelId kernel, TimePs now);
+  /// The group whose first thread block completes first, by time then issue order; nullptr when none runs.
+  [[nodiscard]] Group* earliest_group();
+  /// Takes the first thread block of `group` (dropped when that empties it).
+  Running pop_first(Group& group);
   void restore_done(std::uint64_t restore, TimePs done_ps);
   void save_written(TimePs done_ps);
   void maybe_finish_save();
   [[nodiscard]] static TimePs now_ps();
-  /// The work clock at `at` (at itself without penalty).
-  [[nodiscard]] TimePs work_at(TimePs at) const { return penalty_ == nullptr ? at : penalty_->work_at(at); }
-  /// When the work clock reaches `work` (work itself without penalty).
-  [[nodiscard]] TimePs time_of(TimePs work) const {
-    return penalty_ == nullptr ? work : penalty_->time_of(work);
-  }
-  /// DRAM bytes per second a thread block of `kernel` asks (0 without penalty or profile).
-  [[nodiscard]] std::uint64_t demand_of(const KernelDesc* kernel) const;
+  /// `kernel`'s work clock at `at`, made if none of its thread blocks runs (at itself without penalty).
+  [[nodiscard]] TimePs work_at(KernelId kernel, TimePs at);
   void on_progress_rate_changed(TimePs now) override;
-  /// Moves the completion event to the first running thread block's end as the work clock now maps it.
+  /// Moves the completion event to the first thread block's end as the work clocks now map it.
   void retime(TimePs now);
 
   SmId id_;
@@ -118,12 +132,9 @@ class TbSm final : public SmModule, private ProgressRateListener {
   TbDurationModel durations_;
   SmUsage usage_;
   std::uint32_t shared_memory_capacity_ = 0;  ///< carve-out chosen by the first resident TB
-  /// Running thread blocks in completion order from running_head_ on (those before it completed).
-  /// A sorted array, not a heap: a new thread block usually ends after those already running, so
-  /// it goes at or near the back, and the first to complete is taken from the front; per thread
-  /// block that is a few moves instead of a heap's sift-down (gpumux bench, docs/performance.md).
-  std::vector<Running> running_;
-  std::size_t running_head_ = 0;
+  /// Running thread blocks: one group per kernel with interference on, a single group without. Empty
+  /// groups are dropped (with interference, a kernel's clock goes with its last thread block).
+  std::vector<Group> groups_;
   std::uint64_t next_sequence_ = 0;
   TimePs wake_at_ps_ = kNever;
   sc_core::sc_event wake_;
