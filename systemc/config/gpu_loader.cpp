@@ -40,8 +40,8 @@ const std::vector<std::string_view> kWarpKeys = {"scheduler",
                                                  "shared_memory_latency_cycles",
                                                  "memory_segment_bytes"};
 const std::vector<std::string_view> kUnitKeys = {"count", "latency_cycles"};
-const std::vector<std::string_view> kMemoryKeys = {"bandwidth_gb_per_s", "latency_ns", "model", "dram", "l2",
-                                                   "tb_interference"};
+const std::vector<std::string_view> kMemoryKeys = {
+    "bandwidth_gb_per_s", "latency_ns", "model", "dram", "l2", "l1", "tb_interference"};
 const std::vector<std::string_view> kDramKeys = {
     "command_clock_mhz", "channels",         "banks",      "row_bytes",   "bus_bytes",
     "address_mapping",   "interleave_bytes", "read_queue", "write_queue", "write_drain_high",
@@ -71,6 +71,7 @@ const std::vector<std::pair<std::string_view, const std::vector<std::string_view
     {"memory.dram", &kDramKeys},
     {"memory.dram.timing", &kDramTimingKeys},
     {"memory.l2", &kCacheKeys},
+    {"memory.l1", &kCacheKeys},
     {"pcie", &kPcieKeys},
     {"frontend", &kFrontendKeys},
     {"context_switch", &kContextSwitchKeys}};
@@ -344,6 +345,20 @@ MemoryConfig read_memory(const YamlNode& node) {
     mem.l2 = read_cache_level(*l2_node, true);
     if (mem.l2.cache.capacity_bytes == 0) m.required("l2").fail("capacity_kb must be positive");
   }
+  if (const auto l1_node = m.optional("l1")) {
+    // Per SM, in front of either memory model: write-through, a store evicts the sectors it writes
+    // (Fermi's L1 for global memory, GPGPU-Sim's write-evict), loads allocate on a miss.
+    mem.l1 = read_cache_level(*l1_node, false);
+    mem.l1.cache.write_through_invalidates = true;
+    if (mem.l1.cache.capacity_bytes == 0) {
+      m.required("l1").fail("capacity_kb must be positive (omit l1 for none)");
+    }
+    try {
+      cache::validate(mem.l1.cache);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(l1_node->where(), "memory.l1", e.what());
+    }
+  }
   // Checked whenever the sections are there: --memory-model dram may select them.
   if (dram_node && l2_node) {
     const std::uint32_t atom = dram::atom_bytes(mem.dram);
@@ -515,7 +530,8 @@ nlohmann::json memory_document(const MemoryConfig& m) {
               {"tREFI", t.tREFI},
               {"burst_length", t.burst_length},
               {"beats_per_clock", t.beats_per_clock}}}}},
-          {"l2", cache_document(m.l2)}};
+          {"l2", cache_document(m.l2)},
+          {"l1", cache_document(m.l1)}};
 }
 
 }  // namespace

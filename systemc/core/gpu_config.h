@@ -104,7 +104,10 @@ struct MemoryConfig {
   double latency_ns = 0;          ///< fixed access latency added after service (simple)
   MemoryModel model = MemoryModel::kSimple;
   dram::DramConfig dram;  ///< memory.dram (the dram model's channels)
-  CacheLevelConfig l2;    ///< memory.l2: the whole L2, one slice per DRAM channel (no L1 is modelled)
+  CacheLevelConfig l2;    ///< memory.l2: the whole L2, one slice per DRAM channel
+  /// memory.l1: one per SM, for warp-level global loads (write-through, stores evict); capacity 0: none.
+  /// Either memory model: it sits in the SM, in front of the memory port.
+  CacheLevelConfig l1;
   /// memory.tb_interference: TB-level thread blocks slow down while their kernels' memory demand exceeds
   /// bandwidth_gb_per_s (Liang Eq. 3, sm/tb/bandwidth_penalty.h). Off: a thread block runs its drawn time.
   bool tb_interference = false;

@@ -17,6 +17,10 @@ struct WarpSmStats {
   std::uint64_t alu_busy_cycles = 0;
   std::uint64_t memory_unit_busy_cycles = 0;
   std::uint64_t memory_requests = 0;
+  /// Per-SM L1 (memory.l1), global loads' sectors: found valid, fetched, already being fetched.
+  std::uint64_t l1_sector_hits = 0;
+  std::uint64_t l1_sector_misses = 0;
+  std::uint64_t l1_sector_merges = 0;
 };
 
 }  // namespace gpumux

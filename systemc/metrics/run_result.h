@@ -122,7 +122,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommandTrace, kind, process, stream, queue, b
                                    done_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WarpSmStats, instructions, cycles, scheduler_cycles, idle_memory,
                                    idle_barrier, idle_no_warp, idle_other, alu_busy_cycles,
-                                   memory_unit_busy_cycles, memory_requests)
+                                   memory_unit_busy_cycles, memory_requests, l1_sector_hits, l1_sector_misses,
+                                   l1_sector_merges)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmRecord, id, busy_ps, thread_blocks, warp, setups, setup_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, bytes, transactions, busy_ps, pcie_down_bytes, pcie_up_bytes,
                                    dram, tb_interference)
@@ -131,7 +132,7 @@ static_assert(field_count<ProcessResult>() == 2, "ProcessResult changed: update 
 static_assert(field_count<KernelRecord>() == 9, "KernelRecord changed: update its JSON line");
 static_assert(field_count<PreemptionTrace>() == 10, "PreemptionTrace changed: update its JSON line");
 static_assert(field_count<CommandTrace>() == 8, "CommandTrace changed: update its JSON line");
-static_assert(field_count<WarpSmStats>() == 10, "WarpSmStats changed: update its JSON line");
+static_assert(field_count<WarpSmStats>() == 13, "WarpSmStats changed: update its JSON line");
 static_assert(field_count<SmRecord>() == 6, "SmRecord changed: update its JSON line");
 static_assert(field_count<MemoryRecord>() == 7, "MemoryRecord changed: update its JSON line");
 static_assert(field_count<RunResult>() == 17, "RunResult changed: update to_json/from_json (run_result.cpp)");

@@ -37,23 +37,32 @@ nlohmann::json warp_sm_json(const WarpSmStats& w) {
   auto per_cycle = [&](std::uint64_t part) {
     return w.cycles == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(w.cycles);
   };
-  return {{"instructions", w.instructions},
-          {"cycles", w.cycles},
-          {"ipc", per_cycle(w.instructions)},
-          {"issue_slots", w.scheduler_cycles},
-          {"idle_slots",
-           {{"memory", w.idle_memory},
-            {"barrier", w.idle_barrier},
-            {"no_warp", w.idle_no_warp},
-            {"other", w.idle_other}}},
-          {"idle_share",
-           {{"memory", share(w.idle_memory)},
-            {"barrier", share(w.idle_barrier)},
-            {"no_warp", share(w.idle_no_warp)},
-            {"other", share(w.idle_other)}}},
-          {"alu_load", per_cycle(w.alu_busy_cycles)},
-          {"memory_unit_load", per_cycle(w.memory_unit_busy_cycles)},
-          {"memory_requests", w.memory_requests}};
+  nlohmann::json out = {{"instructions", w.instructions},
+                        {"cycles", w.cycles},
+                        {"ipc", per_cycle(w.instructions)},
+                        {"issue_slots", w.scheduler_cycles},
+                        {"idle_slots",
+                         {{"memory", w.idle_memory},
+                          {"barrier", w.idle_barrier},
+                          {"no_warp", w.idle_no_warp},
+                          {"other", w.idle_other}}},
+                        {"idle_share",
+                         {{"memory", share(w.idle_memory)},
+                          {"barrier", share(w.idle_barrier)},
+                          {"no_warp", share(w.idle_no_warp)},
+                          {"other", share(w.idle_other)}}},
+                        {"alu_load", per_cycle(w.alu_busy_cycles)},
+                        {"memory_unit_load", per_cycle(w.memory_unit_busy_cycles)},
+                        {"memory_requests", w.memory_requests}};
+  // Only with an L1 that served loads (memory.l1), so runs without one keep the keys of before.
+  const std::uint64_t l1_sectors = w.l1_sector_hits + w.l1_sector_misses + w.l1_sector_merges;
+  if (l1_sectors > 0) {
+    out["l1"] = {{"sector_hits", w.l1_sector_hits},
+                 {"sector_misses", w.l1_sector_misses},
+                 {"sector_merges", w.l1_sector_merges},
+                 {"hit_rate", static_cast<double>(w.l1_sector_hits) / static_cast<double>(l1_sectors)}};
+  }
+  return out;
 }
 }  // namespace
 

@@ -33,6 +33,9 @@ enum class Op : std::uint8_t {
 enum class Access : std::uint8_t {
   kCoalesced,  ///< the warp's bytes in as few memory segments as they fill
   kScattered,  ///< one segment per active thread (uncoalesced)
+  /// Loads only: every warp of the thread block reads the same bytes (a table or a tile each warp reads
+  /// in full), coalesced: the reuse a per-SM L1 (memory.l1) or the L2 can serve.
+  kBroadcast,
 };
 
 struct Instruction {

@@ -36,12 +36,14 @@ constexpr std::array<OpInfo, 7> kOps = {{
     {"bar", Op::kBarrier, false, false, false},
 }};
 
+[[nodiscard]] bool in_load(const OpInfo& info) { return info.op == Op::kGlobalLoad; }
+
 /// What the operands of an op look like, for messages.
 std::string shape(const OpInfo& info) {
   std::string text = info.name;
   if (info.writes) text += " rD <-";
   if (info.reads) text += " rS[, rS...]";
-  if (info.bytes) text += " NB [coalesced|scattered]";
+  if (info.bytes) text += in_load(info) ? " NB [coalesced|scattered|broadcast]" : " NB [coalesced|scattered]";
   return text;
 }
 
@@ -414,11 +416,23 @@ ParsedInstruction parse_instruction(std::string_view text) {
     } else if (next() == "scattered") {
       in.access = Access::kScattered;
       ++i;
+    } else if (next() == "broadcast") {
+      if (in.op != Op::kGlobalLoad) {
+        return fail(
+            "broadcast is an access pattern of loads (every warp of the thread block reads the same "
+            "bytes); a store is coalesced or scattered" +
+            form);
+      }
+      in.access = Access::kBroadcast;
+      ++i;
     }
   }
   if (i < tokens.size()) {
     std::string extra = "unexpected '" + tokens[i] + "'";
-    if (info->bytes && i + 1 == tokens.size()) extra += " (the access pattern is coalesced or scattered)";
+    if (info->bytes && i + 1 == tokens.size()) {
+      extra += in_load(*info) ? " (the access pattern is coalesced, scattered or broadcast)"
+                              : " (the access pattern is coalesced or scattered)";
+    }
     return fail(extra + form);
   }
   return result;
@@ -435,8 +449,10 @@ std::string to_text(const Instruction& in) {
     text += (i == 0 ? " r" : ", r") + std::to_string(in.reads[i]);
   }
   if (in.op == Op::kGlobalLoad || in.op == Op::kGlobalStore) {
-    text +=
-        " " + std::to_string(in.bytes) + "B " + (in.access == Access::kScattered ? "scattered" : "coalesced");
+    const char* pattern = in.access == Access::kScattered   ? "scattered"
+                          : in.access == Access::kBroadcast ? "broadcast"
+                                                            : "coalesced";
+    text += " " + std::to_string(in.bytes) + "B " + pattern;
   }
   return text;
 }

@@ -309,7 +309,10 @@ nlohmann::json run_scenario(const GpuConfig& gpu, const Script& script,
                         {"idle_other", s.idle_other},
                         {"alu_busy_cycles", s.alu_busy_cycles},
                         {"memory_unit_busy_cycles", s.memory_unit_busy_cycles},
-                        {"memory_requests", s.memory_requests}};
+                        {"memory_requests", s.memory_requests},
+                        {"l1_sector_hits", s.l1_sector_hits},
+                        {"l1_sector_misses", s.l1_sector_misses},
+                        {"l1_sector_merges", s.l1_sector_merges}};
         out["usage_empty"] = sm->usage().empty();
         out["resident_tbs"] = sm->resident_tbs();
         out["active_warps"] = sm->active_warps();
@@ -451,6 +454,64 @@ TEST(WarpSm, TwoWarpsOverlapMemoryLatency) {
   expect_clean(r);
   EXPECT_EQ(r["events"]["done tb0"], 108);
   EXPECT_EQ(r["transactions"], 2);
+}
+
+// ---- The per-SM L1 (memory.l1) and broadcast loads ---------------------------------------------------
+
+/// The test GPU with a 16 KB L1: 4 ways, 128 B lines of 32 B sectors, hits in 20 cycles (20 ns).
+GpuConfig gpu_with_l1() {
+  GpuConfig gpu = test_gpu();
+  gpu.memory.l1.cache.capacity_bytes = std::uint64_t{16} * 1024;
+  gpu.memory.l1.cache.associativity = 4;
+  gpu.memory.l1.cache.line_bytes = 128;
+  gpu.memory.l1.cache.sector_bytes = 32;
+  gpu.memory.l1.cache.write_back = false;
+  gpu.memory.l1.cache.write_through_invalidates = true;
+  gpu.memory.l1.hit_latency_cycles = 20;
+  return gpu;
+}
+
+// A broadcast load: both warps of the thread block read the same 128 B. Without an L1 each warp asks
+// the memory (two transactions, the times of TwoWarpsOverlapMemoryLatency: done 108). With one, warp 1
+// (cycle 1) misses its four sectors and fetches them (served 1-2 ns, back at 102); warp 0 (cycle 2)
+// finds them being fetched, with a known time, and waits for that fill: its data is back at 102 too,
+// so its ALU issues at 102 (even) and warp 1's at 103 (odd): done 107, one transaction.
+TEST(WarpSm, BroadcastLoadOfAThreadBlockIsFetchedOnceThroughTheL1) {
+  const auto k = kernel("bcast", 2, make_program({global_load(0, 128, Access::kBroadcast), alu(1, {0})}));
+  const nlohmann::json without = run_alone(k);
+  expect_clean(without);
+  EXPECT_EQ(without["transactions"], 2);
+  EXPECT_EQ(without["events"]["done tb0"], 108);
+  EXPECT_EQ(without["stats"]["l1_sector_misses"], 0);
+  const nlohmann::json with = run_alone(k, gpu_with_l1());
+  expect_clean(with);
+  EXPECT_EQ(with["transactions"], 1);
+  EXPECT_EQ(with["memory_bytes"], 128);
+  EXPECT_EQ(with["events"]["done tb0"], 107);
+  EXPECT_EQ(with["stats"]["l1_sector_misses"], 4);
+  EXPECT_EQ(with["stats"]["l1_sector_merges"], 4);
+  EXPECT_EQ(with["stats"]["l1_sector_hits"], 0);
+  // Coalesced loads of the two warps are different elements: the L1 fetches both.
+  const nlohmann::json coalesced =
+      run_alone(kernel("coal", 2, make_program({global_load(0, 128), alu(1, {0})})), gpu_with_l1());
+  expect_clean(coalesced);
+  EXPECT_EQ(coalesced["transactions"], 2);
+  EXPECT_EQ(coalesced["stats"]["l1_sector_misses"], 8);
+}
+
+// A hit once the fill has landed: warp 0 loops once, loads at cycle 6 (served 6-7, back at 107); warp 1
+// loops 100 times (200 instructions in odd cycles 1 .. 399), so its load issues at 401, finds the
+// line valid and has its data 20 cycles later, at 421; its ALU issues at 421 (odd) and ends at 425.
+TEST(WarpSm, AL1HitAfterTheFillHasLandedTakesTheHitLatency) {
+  const auto k = kernel(
+      "late", 2,
+      make_program({alu(2), loop_back(0, {1, 100}), global_load(0, 128, Access::kBroadcast), alu(1, {0})}));
+  const nlohmann::json r = run_alone(k, gpu_with_l1());
+  expect_clean(r);
+  EXPECT_EQ(r["transactions"], 1);
+  EXPECT_EQ(r["stats"]["l1_sector_hits"], 4);
+  EXPECT_EQ(r["stats"]["l1_sector_misses"], 4);
+  EXPECT_EQ(r["events"]["done tb0"], 425);
 }
 
 // Stores are posted: the store issues at 6 (its data r0 is ready 2 + 4 cycles after the first ALU

@@ -162,6 +162,11 @@ Change change_each_value(const YAML::Node& base, const std::string& path, const 
 YAML::Node with_prerequisites(const YAML::Node& base, const std::string& path) {
   YAML::Node doc = YAML::Clone(base);
   if (path == "sm.warp.scheduler_options") doc["sm"]["warp"]["scheduler"] = "two-level-lrr";
+  // The K20c has no L1: its keys are changed on a whole one (16 KB, 4 ways, 128 B lines of 32 B sectors).
+  if (path.rfind("memory.l1.", 0) == 0 && !doc["memory"]["l1"].IsDefined()) {
+    doc["memory"]["l1"] = YAML::Load(
+        "{capacity_kb: 16, associativity: 4, line_bytes: 128, sector_bytes: 32, hit_latency_cycles: 20}");
+  }
   return doc;
 }
 

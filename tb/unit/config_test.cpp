@@ -595,6 +595,33 @@ TEST_F(ConfigErrorTest, TbInterferenceIsOnOrOff) {
   expect_error(msg, "bad-gpu.yaml", line_of(text, "tb_interference"), "memory.tb_interference", "on");
 }
 
+TEST_F(ConfigErrorTest, L1IsAWholeCacheOrAbsent) {
+  const std::string base = "memory: {bandwidth_gb_per_s: 100, latency_ns: 0}";
+  const std::string l1 =
+      "memory: {bandwidth_gb_per_s: 100, latency_ns: 0, l1: {capacity_kb: %s, associativity: "
+      "4, line_bytes: %s, sector_bytes: 32, hit_latency_cycles: 20}}";
+  const auto with = [&](const char* kb, const char* line) {
+    std::string s = l1;
+    s.replace(s.find("%s"), 2, kb);
+    s.replace(s.find("%s"), 2, line);
+    return s;
+  };
+  {
+    const auto [msg, text] = gpu_error(base, with("0", "128"));
+    expect_error(msg, "bad-gpu.yaml", line_of(text, "l1:"), "memory.l1", "capacity_kb must be positive");
+  }
+  {
+    const auto [msg, text] = gpu_error(base, with("16", "96"));  // not a power of two
+    expect_error(msg, "bad-gpu.yaml", line_of(text, "l1:"), "memory.l1", "line_bytes");
+  }
+  {
+    std::string three_ways = with("16", "128");  // 16 KB is not whole sets of 3 x 128 B
+    three_ways.replace(three_ways.find("associativity: 4"), 16, "associativity: 3");
+    const auto [msg, text] = gpu_error(base, three_ways);
+    expect_error(msg, "bad-gpu.yaml", line_of(text, "l1:"), "memory.l1", "capacity");
+  }
+}
+
 TEST_F(ConfigErrorTest, TwoTbTimeMeans) {
   const std::string text =
       "kernels:\n  - name: k\n    thread_blocks: 1\n    threads_per_tb: 32\n    registers_per_tb: 32\n"

@@ -161,6 +161,7 @@ TEST_F(ProgramTest, ParsesEveryOpAndPrintsItCanonically) {
       {"ldg r1 <- r0 128B", "ldg r1 <- r0 128B coalesced"},
       {"ldg  r1 <-  r0   1048576B   scattered", "ldg r1 <- r0 1048576B scattered"},
       {"stg r2 128B", "stg r2 128B coalesced"},
+      {"ldg r1 <- r0 64B broadcast", "ldg r1 <- r0 64B broadcast"},
       {"bar", "bar"},
   };
   for (const auto& [input, canonical] : cases) {
@@ -217,7 +218,9 @@ TEST_F(ProgramTest, MalformedOperands) {
                "ldg needs the bytes the warp moves, e.g. 128B");
   expect_error(library("      - ldg r3 <- r0 128\n"), "ldg", "kernels[0].program[0]", "malformed size '128'");
   expect_error(library("      - ldg r3 <- r0 128B everywhere\n"), "ldg", "kernels[0].program[0]",
-               "unexpected 'everywhere' (the access pattern is coalesced or scattered)");
+               "unexpected 'everywhere' (the access pattern is coalesced, scattered or broadcast)");
+  expect_error(library("      - alu r2 <- r0\n      - stg r2 128B broadcast\n"), "stg",
+               "kernels[0].program[1]", "broadcast is an access pattern of loads");
   expect_error(library("      - bar r0\n"), "bar", "kernels[0].program[0]", "unexpected 'r0'");
   expect_error(library("      - alu r2 <- r0, r0, r0, r0, r0\n"), "alu", "kernels[0].program[0]",
                "reads at most 4 registers");

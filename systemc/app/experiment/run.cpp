@@ -78,6 +78,9 @@ RunOutcome make_outcome(const Workload& w, const RunResult& result, const std::v
     o.warp.alu_busy_cycles += sm.warp.alu_busy_cycles;
     o.warp.memory_unit_busy_cycles += sm.warp.memory_unit_busy_cycles;
     o.warp.memory_requests += sm.warp.memory_requests;
+    o.warp.l1_sector_hits += sm.warp.l1_sector_hits;
+    o.warp.l1_sector_misses += sm.warp.l1_sector_misses;
+    o.warp.l1_sector_merges += sm.warp.l1_sector_merges;
   }
   o.memory_busy_ps = result.memory.busy_ps;
   if (complete) {

@@ -5,7 +5,8 @@
 //   - coalesced: the warp's `bytes` rounded up to whole `memory_segment_bytes` segments (a warp
 //     reading 32 x 4 B = 128 B moves one 128-byte segment; 130 B move two);
 //   - scattered: one segment per thread, warp_size segments, whatever `bytes` says (each thread's
-//     access lands in a segment of its own).
+//     access lands in a segment of its own);
+//   - broadcast (loads): as coalesced.
 //
 // Addresses (docs/config.md "Addresses of global accesses"). Programs carry no addresses, so the
 // model gives each static memory instruction its own array and lays the accesses out by one rule,
@@ -16,7 +17,9 @@
 // neighbouring addresses (open DRAM rows, whole L2 lines) and no element is read twice: reuse in L2
 // comes only from what programs share across instructions, which is none. A scattered access puts
 // each thread's segment at a pseudo-random segment of the array (a hash of e and the thread), so it
-// opens a row per segment. Arrays: kernel launch k's instruction pc starts at (k + 1) x 2^44 +
+// opens a row per segment. A broadcast load is read alike by every warp of its thread block: the n-th
+// execution by any warp of grid thread block b touches element n x B + b, B = the grid's thread blocks
+// (the reuse an L1 or the L2 serves). Arrays: kernel launch k's instruction pc starts at (k + 1) x 2^44 +
 // pc x 2^36. The `simple` memory model ignores addresses.
 //
 // Timing: requests are sent at the simulated time the instruction issues, from the SM's activation
@@ -72,7 +75,7 @@ inline void warp_access(const program::Instruction& inst, KernelId kernel, std::
                         bool whole, std::vector<AccessPiece>& out) {
   const std::uint64_t bytes = transaction_bytes(inst, warp_size, segment_bytes);
   const std::uint64_t base = array_base(kernel, pc);
-  if (inst.access == program::Access::kCoalesced) {
+  if (inst.access != program::Access::kScattered) {  // coalesced or broadcast: the element differs
     out.push_back({base + element * bytes, static_cast<std::uint32_t>(bytes)});
     return;
   }

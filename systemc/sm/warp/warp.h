@@ -78,6 +78,7 @@ struct Warp {
   const program::Program* program = nullptr;
   std::uint64_t grid_warp = 0;   ///< its index among the grid's warps (memory_requests.h)
   std::uint64_t grid_warps = 1;  ///< warps in the grid
+  std::uint32_t tb_warps = 1;    ///< warps in its thread block (a broadcast load's element)
 
   // Position in the program.
   std::uint32_t pc = 0;

@@ -122,6 +122,10 @@ WarpSm::WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gp
   require(gpu.warp.alu.count > 0, "sm.warp.alu.count");
   require(gpu.warp.sfu.count > 0, "sm.warp.sfu.count");
   require(gpu.warp.load_store.count > 0, "sm.warp.load_store.count");
+  if (gpu.memory.l1.cache.capacity_bytes > 0) {
+    l1_.emplace(gpu.memory.l1.cache);
+    l1_hit_ps_ = gpu.cycles_to_ps(gpu.memory.l1.hit_latency_cycles);
+  }
   units_.emplace_back(gpu.warp.alu, warp_size_);
   units_.emplace_back(gpu.warp.sfu, warp_size_);
   units_.emplace_back(gpu.warp.load_store, warp_size_);
@@ -241,6 +245,7 @@ TimePs WarpSm::start_tb(const TbLaunch& launch) {
     w.start(program, tb_index, k, next_age_++);
     w.grid_warp = static_cast<std::uint64_t>(launch.tb) * num_warps + k;
     w.grid_warps = std::max<std::uint64_t>(static_cast<std::uint64_t>(desc->thread_blocks) * num_warps, 1);
+    w.tb_warps = std::max<std::uint32_t>(num_warps, 1);
     HotWarp& h = hot_[slot];
     h = HotWarp{};
     h.state = WarpState::kRestoring;  // not issuing until activated
@@ -501,12 +506,7 @@ void WarpSm::issue(std::uint32_t slot, std::uint64_t cycle) {
       TimePs done_ps = 0;
       std::uint32_t pending = 0;
       for (const AccessPiece& piece : pieces_) {
-        const TimePs t = memory_.send(is_store, piece.address, piece.bytes, *this, tag, index(tb.kernel));
-        if (t == kPending) {
-          ++pending;
-        } else {
-          done_ps = std::max(done_ps, t);
-        }
+        pending += send_piece(is_store, piece, tag, index(tb.kernel), done_ps);
       }
       ++stats_.memory_requests;
       tb.memory_done_ps = std::max(tb.memory_done_ps, done_ps);
@@ -637,10 +637,114 @@ std::uint64_t WarpSm::access_element(const Warp& w) const {
     }
     break;
   }
+  if (w.program->code[w.pc].access == program::Access::kBroadcast) {
+    // Every warp of the thread block reads the same element: pass x B + b (memory_requests.h).
+    return pass * (w.grid_warps / w.tb_warps) + w.grid_warp / w.tb_warps;
+  }
   return pass * w.grid_warps + w.grid_warp;
 }
 
-void WarpSm::memory_done(std::uint64_t tag, TimePs done_ps) {
+std::uint32_t WarpSm::send_piece(bool is_store, const AccessPiece& piece, std::uint32_t tag,
+                                 std::uint32_t kernel, TimePs& done_ps) {
+  const auto send = [&](std::uint64_t address, std::uint32_t bytes, std::uint64_t request_tag) {
+    const TimePs t = memory_.send(is_store, address, bytes, *this, request_tag, kernel);
+    if (t != kPending) done_ps = std::max(done_ps, t);
+    return t;
+  };
+  if (!l1_) return send(piece.address, piece.bytes, tag) == kPending ? 1 : 0;
+  const TimePs now = now_ps();
+  land_l1_fills(now);
+  std::uint32_t pending = 0;
+  const std::uint64_t line_bytes = l1_->config().line_bytes;
+  const std::uint64_t sector_bytes = l1_->config().sector_bytes;
+  const std::uint64_t end = piece.address + piece.bytes;
+  // Line by line: the L1 answers for one line at a time.
+  for (std::uint64_t address = piece.address; address < end;) {
+    const std::uint64_t line = l1_->line_address(address);
+    const std::uint64_t next = std::min(end, line + line_bytes);
+    const auto bytes = static_cast<std::uint32_t>(next - address);
+    const cache::AccessResult r = l1_->access(address, bytes, is_store);
+    if (is_store) {
+      // Write-through: the L1 dropped the sectors written (write-evict); the store goes on.
+      pending += send(address, bytes, tag) == kPending ? 1 : 0;
+      address = next;
+      continue;
+    }
+    stats_.l1_sector_hits += static_cast<std::uint64_t>(__builtin_popcount(r.hit_sectors));
+    stats_.l1_sector_misses += static_cast<std::uint64_t>(__builtin_popcount(r.miss_sectors));
+    stats_.l1_sector_merges += static_cast<std::uint64_t>(__builtin_popcount(r.merged_sectors));
+    if (r.hit_sectors != 0) done_ps = std::max(done_ps, now + l1_hit_ps_);
+    std::uint32_t fetch = r.miss_sectors;
+    if (r.merged_sectors != 0) {
+      const TimePs ready = l1_->fill_time_ps(address, r.merged_sectors);
+      if (ready == kNever) {
+        // The earlier fetch's answer has not come: its time is unknown, so ask the next level as well
+        // (the L2 merges or hits); only the earlier fetch fills the L1.
+        for (std::uint32_t s = 0, m = r.merged_sectors; m != 0; ++s, m >>= 1U) {
+          if ((m & 1U) == 0) continue;
+          const TimePs t = send(line + s * sector_bytes, static_cast<std::uint32_t>(sector_bytes), tag);
+          if (t == kPending) ++pending;
+        }
+      } else {
+        done_ps = std::max(done_ps, std::max(ready, now + l1_hit_ps_));
+      }
+    }
+    // Each run of consecutive missing sectors is one request; its data fills them when it is back.
+    for (std::uint32_t s = 0; fetch >> s != 0;) {
+      if (((fetch >> s) & 1U) == 0) {
+        ++s;
+        continue;
+      }
+      std::uint32_t run = 0;
+      while (((fetch >> (s + run)) & 1U) != 0) ++run;
+      const std::uint32_t mask = ((run == 32 ? 0U : (1U << run)) - 1U) << s;
+      std::uint32_t slot = 0;
+      if (free_l1_fetches_.empty()) {
+        slot = static_cast<std::uint32_t>(l1_fetches_.size());
+        l1_fetches_.emplace_back();
+      } else {
+        slot = free_l1_fetches_.back();
+        free_l1_fetches_.pop_back();
+      }
+      const std::uint64_t request_tag = tag | (static_cast<std::uint64_t>(slot) + 1) << 32U;
+      const TimePs t =
+          send(line + s * sector_bytes, static_cast<std::uint32_t>(run * sector_bytes), request_tag);
+      if (t == kPending) {
+        l1_fetches_[slot] = {line, mask};
+        ++pending;
+      } else {
+        free_l1_fetches_.push_back(slot);
+        schedule_l1_fill(line, mask, t);
+      }
+      s += run;
+    }
+    address = next;
+  }
+  return pending;
+}
+
+void WarpSm::schedule_l1_fill(std::uint64_t line, std::uint32_t mask, TimePs ready_ps) {
+  l1_->set_fill_time(line, mask, ready_ps);
+  l1_fills_.emplace(ready_ps, line, mask);
+}
+
+void WarpSm::land_l1_fills(TimePs now) {
+  while (!l1_fills_.empty() && std::get<0>(l1_fills_.top()) <= now) {
+    const auto [ready, line, mask] = l1_fills_.top();
+    l1_fills_.pop();
+    l1_->fill(line, mask);
+  }
+}
+
+void WarpSm::memory_done(std::uint64_t request_tag, TimePs done_ps) {
+  if (const std::uint64_t fetch = request_tag >> 32U; fetch != 0) {
+    // An L1 fetch: its sectors turn valid when the data is back.
+    const auto slot = static_cast<std::uint32_t>(fetch - 1);
+    const auto [line, mask] = l1_fetches_.at(slot);
+    free_l1_fetches_.push_back(slot);
+    schedule_l1_fill(line, mask, done_ps);
+  }
+  const std::uint64_t tag = request_tag & 0xFFFF'FFFFU;
   InFlightAccess& a = in_flight_.at(tag);
   a.done_ps = std::max(a.done_ps, done_ps);
   if (--a.pieces > 0) return;

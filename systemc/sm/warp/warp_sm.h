@@ -66,7 +66,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <queue>
+#include <tuple>
 #include <vector>
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -74,6 +76,7 @@
 #include <tlm>
 
 #include "core/gpu_config.h"
+#include "mem/cache/sector_cache.h"
 #include "mem/memory_port.h"
 #include "sm/context_mover.h"
 #include "sm/sm_model.h"
@@ -218,6 +221,15 @@ class WarpSm final : public SmModule, private MemoryClient {
 
   // The memory side.
   void memory_done(std::uint64_t tag, TimePs done_ps) override;
+  /// Sends one piece of a warp's global access, through the L1 when there is one: raises `done_ps` to
+  /// the completion of what is answered now and returns how many requests are answered later
+  /// (memory_done). `tag`: the access's in-flight tag.
+  std::uint32_t send_piece(bool is_store, const AccessPiece& piece, std::uint32_t tag, std::uint32_t kernel,
+                           TimePs& done_ps);
+  /// The L1 sectors `mask` of `line` are back at `ready_ps` (they turn valid once that time is reached).
+  void schedule_l1_fill(std::uint64_t line, std::uint32_t mask, TimePs ready_ps);
+  /// Validates the L1 sectors whose data is back by `now`.
+  void land_l1_fills(TimePs now);
   /// The element index of warp `w`'s access at its pc (memory_requests.h).
   [[nodiscard]] std::uint64_t access_element(const Warp& w) const;
   [[nodiscard]] const ProgramLoops& loops_of(const program::Program& p);
@@ -342,6 +354,18 @@ class WarpSm final : public SmModule, private MemoryClient {
   std::uint64_t decision_cycle_ = 0;  ///< the cycle SchedulerView::can_issue answers for
 
   MemoryPort memory_;
+  // The per-SM L1 for global loads (memory.l1; absent: none). A load's missing sectors are fetched from
+  // the memory and turn valid when their data is back (l1_fills_); a load of sectors already being
+  // fetched waits for them when their time is known, else asks the memory too.
+  std::optional<cache::SectorCache> l1_;
+  TimePs l1_hit_ps_ = 0;
+  /// (data back, line, sectors), earliest first.
+  std::priority_queue<std::tuple<TimePs, std::uint64_t, std::uint32_t>,
+                      std::vector<std::tuple<TimePs, std::uint64_t, std::uint32_t>>, std::greater<>>
+      l1_fills_;
+  /// L1 fetches answered later: (line, sectors) by slot; a request's tag carries slot + 1 above bit 32.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> l1_fetches_;
+  std::vector<std::uint32_t> free_l1_fetches_;
   bool split_accesses_;                    ///< memory.model dram: a scattered access is a request per thread
   std::vector<AccessPiece> pieces_;        ///< scratch: the requests of one access
   std::vector<InFlightAccess> in_flight_;  ///< by tag
