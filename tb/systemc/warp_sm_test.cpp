@@ -24,6 +24,7 @@
 #include <systemc>
 
 #include "common/test_support.h"
+#include "config/gpu_loader.h"
 #include "core/error.h"
 #include "core/kernel_desc.h"
 #include "core/processes.h"
@@ -512,6 +513,38 @@ TEST(WarpSm, AL1HitAfterTheFillHasLandedTakesTheHitLatency) {
   EXPECT_EQ(r["stats"]["l1_sector_hits"], 4);
   EXPECT_EQ(r["stats"]["l1_sector_misses"], 4);
   EXPECT_EQ(r["events"]["done tb0"], 425);
+}
+
+// Under the dram memory a miss is answered late (its time is unknown when the next warp asks), so the
+// L1 holds the other warps' loads of the line until the fetch's answer (an MSHR): one thread block of 8
+// warps reading 128 B broadcast on the K20c fetches 4 sectors once; the L2 sees those 4 misses and no
+// merges (without the L1 it sees 4 misses and 28 merges), and every warp's load completes.
+TEST(WarpSm, TheL1HoldsLoadsOfALineBeingFetchedUntilItsLateAnswer) {
+  GpuConfig gpu = load_gpu_config(std::string(GPUMUX_SOURCE_DIR) + "/configs/gpus/kepler-k20c.yaml");
+  gpu.sm_model = SmModel::kWarp;
+  gpu.memory.model = MemoryModel::kDram;
+  gpu.warp.scheduler = "gto";  // the programs built here have no phase annotation (phase-aware needs it)
+  auto k = kernel("table", 8, make_program({global_load(0, 128, Access::kBroadcast), alu(1, {0})}));
+  k->thread_blocks = 1;
+  k->tb_time.mean_ps = 1'000'000;  // the TB level's time: unused at the warp level, but a kernel has one
+  const RunResult without = simulate(test::alone_fixed(gpu, k));
+  EXPECT_EQ(without.memory.dram.at("l2").at("sector_misses"), 4);
+  EXPECT_EQ(without.memory.dram.at("l2").at("sector_merges"), 28);
+  gpu.memory.l1 = gpu_with_l1().memory.l1;
+  const RunResult with = simulate(test::alone_fixed(gpu, k));
+  EXPECT_EQ(with.memory.dram.at("l2").at("sector_misses"), 4);
+  EXPECT_EQ(with.memory.dram.at("l2").at("sector_merges"), 0);
+  std::uint64_t misses = 0;
+  std::uint64_t merges = 0;
+  for (const SmRecord& sm : with.sms) {
+    misses += sm.warp.l1_sector_misses;
+    merges += sm.warp.l1_sector_merges;
+  }
+  EXPECT_EQ(misses, 4U);
+  EXPECT_EQ(merges, 28U);
+  ASSERT_EQ(with.kernels.size(), 1U);
+  EXPECT_LE(with.kernels[0].end_ps - with.kernels[0].start_ps,
+            without.kernels[0].end_ps - without.kernels[0].start_ps);
 }
 
 // Stores are posted: the store issues at 6 (its data r0 is ready 2 + 4 cycles after the first ALU

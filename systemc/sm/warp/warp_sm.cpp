@@ -678,12 +678,18 @@ std::uint32_t WarpSm::send_piece(bool is_store, const AccessPiece& piece, std::u
     if (r.merged_sectors != 0) {
       const TimePs ready = l1_->fill_time_ps(address, r.merged_sectors);
       if (ready == kNever) {
-        // The earlier fetch's answer has not come: its time is unknown, so ask the next level as well
-        // (the L2 merges or hits); only the earlier fetch fills the L1.
-        for (std::uint32_t s = 0, m = r.merged_sectors; m != 0; ++s, m >>= 1U) {
-          if ((m & 1U) == 0) continue;
-          const TimePs t = send(line + s * sector_bytes, static_cast<std::uint32_t>(sector_bytes), tag);
-          if (t == kPending) ++pending;
+        // An earlier fetch's answer has not come (its time is unknown): wait for it, as an MSHR holds
+        // a second miss to a line being fetched. Every pending sector is one of this SM's fetches.
+        std::uint32_t covered = 0;
+        for (L1Fetch& f : l1_fetches_) {
+          if (!f.live || f.line != line || (f.mask & r.merged_sectors) == 0) continue;
+          f.waiters.push_back(tag);
+          covered |= f.mask;
+          ++pending;
+        }
+        if ((r.merged_sectors & ~covered) != 0) {
+          throw InvariantViolation("L1 of SM " + std::to_string(index(id_)) +
+                                   ": sectors being fetched with no fetch in flight");
         }
       } else {
         done_ps = std::max(done_ps, std::max(ready, now + l1_hit_ps_));
@@ -710,7 +716,11 @@ std::uint32_t WarpSm::send_piece(bool is_store, const AccessPiece& piece, std::u
       const TimePs t =
           send(line + s * sector_bytes, static_cast<std::uint32_t>(run * sector_bytes), request_tag);
       if (t == kPending) {
-        l1_fetches_[slot] = {line, mask};
+        L1Fetch& f = l1_fetches_[slot];
+        f.line = line;
+        f.mask = mask;
+        f.live = true;
+        f.waiters.clear();
         ++pending;
       } else {
         free_l1_fetches_.push_back(slot);
@@ -740,11 +750,19 @@ void WarpSm::memory_done(std::uint64_t request_tag, TimePs done_ps) {
   if (const std::uint64_t fetch = request_tag >> 32U; fetch != 0) {
     // An L1 fetch: its sectors turn valid when the data is back.
     const auto slot = static_cast<std::uint32_t>(fetch - 1);
-    const auto [line, mask] = l1_fetches_.at(slot);
+    L1Fetch& f = l1_fetches_.at(slot);
+    f.live = false;
     free_l1_fetches_.push_back(slot);
-    schedule_l1_fill(line, mask, done_ps);
+    schedule_l1_fill(f.line, f.mask, done_ps);
+    // The loads that waited for it have their data now too. Completing them sends nothing (answers
+    // only update the warps), so the entry stays as it is meanwhile.
+    for (const std::uint32_t waiter : f.waiters) access_piece_done(waiter, done_ps);
+    f.waiters.clear();
   }
-  const std::uint64_t tag = request_tag & 0xFFFF'FFFFU;
+  access_piece_done(static_cast<std::uint32_t>(request_tag & 0xFFFF'FFFFU), done_ps);
+}
+
+void WarpSm::access_piece_done(std::uint32_t tag, TimePs done_ps) {
   InFlightAccess& a = in_flight_.at(tag);
   a.done_ps = std::max(a.done_ps, done_ps);
   if (--a.pieces > 0) return;

@@ -221,6 +221,8 @@ class WarpSm final : public SmModule, private MemoryClient {
 
   // The memory side.
   void memory_done(std::uint64_t tag, TimePs done_ps) override;
+  /// One request of in-flight access `tag` completed at `done_ps`.
+  void access_piece_done(std::uint32_t tag, TimePs done_ps);
   /// Sends one piece of a warp's global access, through the L1 when there is one: raises `done_ps` to
   /// the completion of what is answered now and returns how many requests are answered later
   /// (memory_done). `tag`: the access's in-flight tag.
@@ -363,8 +365,16 @@ class WarpSm final : public SmModule, private MemoryClient {
   std::priority_queue<std::tuple<TimePs, std::uint64_t, std::uint32_t>,
                       std::vector<std::tuple<TimePs, std::uint64_t, std::uint32_t>>, std::greater<>>
       l1_fills_;
-  /// L1 fetches answered later: (line, sectors) by slot; a request's tag carries slot + 1 above bit 32.
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> l1_fetches_;
+  /// An L1 fetch answered later (MSHR entry): its line and sectors, and the accesses waiting for it
+  /// besides its own (loads of those sectors made meanwhile). A request's tag carries slot + 1 above
+  /// bit 32.
+  struct L1Fetch {
+    std::uint64_t line = 0;
+    std::uint32_t mask = 0;
+    bool live = false;
+    std::vector<std::uint32_t> waiters;  ///< in-flight tags
+  };
+  std::vector<L1Fetch> l1_fetches_;
   std::vector<std::uint32_t> free_l1_fetches_;
   bool split_accesses_;                    ///< memory.model dram: a scattered access is a request per thread
   std::vector<AccessPiece> pieces_;        ///< scratch: the requests of one access
