@@ -106,8 +106,11 @@ void DmaEngine::copy(const GpuCommand& command) {
     const bool front_known = !in_flight.empty() && in_flight.front().arrival_ps != kPending;
     // Whichever stage acts first goes first, so every transaction is sent at its own time.
     if (front_known && (left == 0 || in_flight.front().arrival_ps <= next_issue)) {
-      const InFlight b = in_flight.front();
+      InFlight b = in_flight.front();
       in_flight.pop_front();
+      // The next stage takes this engine's bursts in order: a memory read answered before an older one
+      // (the dram model's FR-FCFS reorders them) goes on when its turn comes, not at its own arrival.
+      b.arrival_ps = std::max<TimePs>(b.arrival_ps, sc_core::sc_time_stamp().value());
       if (to_device) {
         done = std::max(done, memory_transport(true, base + b.address, b.size, b.arrival_ps));
       } else {

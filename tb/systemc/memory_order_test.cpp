@@ -11,10 +11,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <exception>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <tlm_utils/multi_passthrough_target_socket.h>
@@ -314,6 +317,78 @@ class OutOfOrderInitiator final : public sc_core::sc_module {
     });
   }
 };
+
+/// Accepts every request and answers them later, newest first: request i (0-based, of n) is answered at
+/// `answer_ns[i]`, its data back then. What a DRAM scheduler that reorders reads does to a copy.
+class ReorderingMemory final : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<ReorderingMemory> socket;
+  ReorderingMemory(const sc_core::sc_module_name& name, std::vector<TimePs> answer_ns)
+      : sc_core::sc_module(name), socket("socket"), answer_ns_(std::move(answer_ns)) {
+    socket.register_nb_transport_fw(this, &ReorderingMemory::nb_transport_fw);
+    spawn_thread("answer", [this] { answer(); });
+  }
+
+ private:
+  tlm::tlm_sync_enum nb_transport_fw(int initiator, tlm::tlm_generic_payload& payload,
+                                     tlm::tlm_phase& /*phase*/, sc_core::sc_time& /*delay*/) {
+    payload.acquire();
+    taken_.push_back({initiator, &payload});
+    return tlm::TLM_ACCEPTED;
+  }
+  void answer() {
+    std::vector<std::size_t> order(answer_ns_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return answer_ns_[a] < answer_ns_[b]; });
+    for (const std::size_t i : order) {
+      wait_until_ns(answer_ns_[i]);
+      if (i >= taken_.size()) throw std::logic_error("request " + std::to_string(i) + " never came");
+      tlm::tlm_generic_payload& p = *taken_[i].second;
+      p.set_response_status(tlm::TLM_OK_RESPONSE);
+      tlm::tlm_phase phase = tlm::BEGIN_RESP;
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      socket[taken_[i].first]->nb_transport_bw(p, phase, delay);
+    }
+  }
+  static void wait_until_ns(TimePs ns) {
+    sc_core::wait(sc_core::sc_time::from_value(ns * kNs - sc_core::sc_time_stamp().value()));
+  }
+  std::vector<TimePs> answer_ns_;
+  std::vector<std::pair<int, tlm::tlm_generic_payload*>> taken_;
+};
+
+// A device-to-host copy of two 4 KB bursts reads memory at 0 and 512 ns (the link's pace). The memory
+// answers the second read first (600 ns) and the first at 2000 ns. The link takes the engine's bursts
+// in order, so the second goes on the link after the first, at 2000 ns, not at its own 600 ns (before
+// the fix, sending it at 600 ns with the clock at 2000 stopped the run: "sent late"). Link: 4 KB take
+// 512 ns, then 500 ns of latency: the first is delivered at 2000 + 512 + 500 = 3012 ns, the second,
+// serialised behind it, at 2512 + 512 + 500 = 3524 ns, when the copy is done.
+TEST(MemoryOrder, ADeviceToHostCopySendsReadsAnsweredOutOfOrderInItsOwnOrder) {
+  const nlohmann::json r = run_in_child([] {
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    set_global_quantum();
+    static const GpuConfig gpu = test_gpu();
+    Recorder recorder;
+    auto memory = std::make_unique<ReorderingMemory>("memory", std::vector<TimePs>{2000, 600});
+    auto link = std::make_unique<PcieLink>("pcie", gpu.pcie);
+    auto d2h =
+        std::make_unique<DmaEngine>("dma_d2h", gpu.pcie, CopyPolicy::kFcfs, std::vector<int>{0}, recorder);
+    auto ends = std::make_unique<IdleEnds>("ends");
+    ends->host.bind(link->host_socket);
+    link->frontend_socket.bind(ends->queues);
+    d2h->link_socket.bind(link->dma_socket);
+    d2h->memory_socket.bind(memory->socket);
+    d2h->accept(copy(7, CommandKind::kDeviceToHost, 8192));
+    sc_core::sc_start();
+    nlohmann::json out;
+    test::record_process_failure(out);
+    for (const auto& e : recorder.events) out["events"][e.what] = e.at_ps / kNs;
+    return out;
+  });
+  ASSERT_FALSE(r.contains("error")) << r["error"];
+  EXPECT_EQ(r["events"]["copy_done 7"], 3524);
+}
 
 TEST(MemoryOrder, ARequestOutOfTimeOrderStopsTheRun) {
   const nlohmann::json r = run_in_child([] {
