@@ -13,6 +13,18 @@ namespace gpumux {
 
 namespace {
 
+/// A slot of `pool` for a new entry: a freed one (from `free`), else one more at the end.
+template <typename T>
+std::uint32_t take_slot(std::vector<T>& pool, std::vector<std::uint32_t>& free) {
+  if (free.empty()) {
+    pool.emplace_back();
+    return static_cast<std::uint32_t>(pool.size() - 1);
+  }
+  const std::uint32_t slot = free.back();
+  free.pop_back();
+  return slot;
+}
+
 constexpr std::uint64_t kNoCycle = ~std::uint64_t{0};
 
 /// Checks what the warp-level SM relies on (the program loader guarantees it for files; programs
@@ -495,14 +507,7 @@ void WarpSm::issue(std::uint32_t slot, std::uint64_t cycle) {
       pieces_.clear();
       warp_access(inst, tb.kernel, w.pc, access_element(w), warp_size_, segment_bytes_, !split_accesses_,
                   pieces_);
-      std::uint32_t tag = 0;
-      if (free_in_flight_.empty()) {
-        tag = static_cast<std::uint32_t>(in_flight_.size());
-        in_flight_.emplace_back();
-      } else {
-        tag = free_in_flight_.back();
-        free_in_flight_.pop_back();
-      }
+      const std::uint32_t tag = take_slot(in_flight_, free_in_flight_);
       TimePs done_ps = 0;
       std::uint32_t pending = 0;
       for (const AccessPiece& piece : pieces_) {
@@ -704,14 +709,7 @@ std::uint32_t WarpSm::send_piece(bool is_store, const AccessPiece& piece, std::u
       std::uint32_t run = 0;
       while (((fetch >> (s + run)) & 1U) != 0) ++run;
       const std::uint32_t mask = ((run == 32 ? 0U : (1U << run)) - 1U) << s;
-      std::uint32_t slot = 0;
-      if (free_l1_fetches_.empty()) {
-        slot = static_cast<std::uint32_t>(l1_fetches_.size());
-        l1_fetches_.emplace_back();
-      } else {
-        slot = free_l1_fetches_.back();
-        free_l1_fetches_.pop_back();
-      }
+      const std::uint32_t slot = take_slot(l1_fetches_, free_l1_fetches_);
       const std::uint64_t request_tag = tag | (static_cast<std::uint64_t>(slot) + 1) << 32U;
       const TimePs t =
           send(line + s * sector_bytes, static_cast<std::uint32_t>(run * sector_bytes), request_tag);
