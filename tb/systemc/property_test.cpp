@@ -122,6 +122,11 @@ Generated random_workload(std::uint64_t seed, bool warp_level = false) {
   // Two workloads in three run with TB-level memory interference (no draw from rng: the workloads are
   // those of earlier builds; the kernels' memory traffic comes from a stream of its own).
   gpu.memory.tb_interference = seed % 3 != 0;
+  if (warp_level && seed % 2 == 0) {
+    // Every other warp-level workload loads through a per-SM L1 (memory.l1); no draw from rng either.
+    gpu.memory.l1.cache = {std::uint64_t{16} * 1024, 4, 128, 32, false, true, true};
+    gpu.memory.l1.hit_latency_cycles = 28;
+  }
   g.spec.gpu = gpu;
   Rng memory_rng(seed, 0x5EED);
   g.spec.seed = seed;
