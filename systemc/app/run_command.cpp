@@ -95,7 +95,8 @@ int run_command(const std::vector<std::string>& args) {
       "file's memory.model")(
       "tb-interference", po::value(&tb_interference),
       "TB-level SMs: on slows thread blocks while their kernels' memory demand exceeds the peak bandwidth "
-      "(Liang Eq. 3), off never; default: the GPU file's memory.tb_interference")(
+      "(Liang Eq. 3) and by each kernel's measured sensitivity to its co-runners' pressure (the library's "
+      "interference:), off never; default: the GPU file's memory.tb_interference")(
       "warp-scheduler", po::value(&warp_scheduler),
       "warp scheduler at the warp level (gpumux list warp-schedulers); default: the GPU file's "
       "sm.warp.scheduler")("seed", po::value(&seed_text)->default_value(seed_text),
