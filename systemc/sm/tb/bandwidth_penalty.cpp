@@ -84,10 +84,14 @@ const WorkClock* BandwidthPenalty::clock(KernelId kernel) const {
   return it == running_.end() ? nullptr : &it->second.clock;
 }
 
-const WorkClock& BandwidthPenalty::clock_for(KernelId kernel, TimePs now) {
+BandwidthPenalty::Running& BandwidthPenalty::running_for(KernelId kernel, TimePs now) {
   auto it = running_.find(kernel);
-  if (it == running_.end()) it = running_.emplace(kernel, Running{nullptr, WorkClock(now), now, 0, 0}).first;
-  return it->second.clock;
+  if (it == running_.end()) it = running_.emplace(kernel, Running{nullptr, WorkClock(now), 0, 0}).first;
+  return it->second;
+}
+
+const WorkClock& BandwidthPenalty::clock_for(KernelId kernel, TimePs now) {
+  return running_for(kernel, now).clock;
 }
 
 double BandwidthPenalty::oversubscription_rate() const {
@@ -103,8 +107,7 @@ double BandwidthPenalty::rate_of(const Running& kernel) const {
 }
 
 void BandwidthPenalty::add(KernelId kernel, const KernelDesc& desc, const TbTraffic& traffic, TimePs now) {
-  clock_for(kernel, now);
-  Running& r = running_.at(kernel);
+  Running& r = running_for(kernel, now);
   r.desc = &desc;
   ++r.tbs;
   r.pressure += traffic.pressure;
@@ -131,7 +134,7 @@ void BandwidthPenalty::remove(KernelId kernel, const TbTraffic& traffic, TimePs 
   pressure_ -= traffic.pressure;
   r.pressure -= traffic.pressure;
   if (--r.tbs == 0) {
-    lost_before_ += (now - r.since) - (r.clock.work_at(now) - r.since);
+    lost_before_ += lost_by(r, now);
     running_.erase(it);
   }
   if (traffic.any()) update_rates(now);
@@ -171,7 +174,7 @@ TimePs BandwidthPenalty::oversubscribed_ps(TimePs now) const {
 TimePs BandwidthPenalty::lost_ps(TimePs now) const {
   TimePs lost = lost_before_;
   for (const auto& [id, kernel] : running_) {
-    if (kernel.tbs > 0) lost += (now - kernel.since) - (kernel.clock.work_at(now) - kernel.since);
+    if (kernel.tbs > 0) lost += lost_by(kernel, now);
   }
   return lost;
 }

@@ -131,7 +131,6 @@ class BandwidthPenalty {
   struct Running {
     const KernelDesc* desc = nullptr;
     WorkClock clock;
-    TimePs since = 0;  ///< when its first thread block started (its clock read work = since)
     std::uint32_t tbs = 0;
     std::uint64_t pressure = 0;  ///< of its own running thread blocks
     double told_rate = 1.0;      ///< the rate the listeners last heard of (its SMs' events follow it)
@@ -139,6 +138,13 @@ class BandwidthPenalty {
   /// New rates for every running kernel at `now`; tells the listeners when one moved.
   void update_rates(TimePs now);
   [[nodiscard]] double rate_of(const Running& kernel) const;
+  /// Kernel `kernel`'s entry, made with a clock reading work = now if none of its thread blocks runs.
+  Running& running_for(KernelId kernel, TimePs now);
+  /// Kernel time a running kernel has lost up to `now`: its clock started reading work = time, so the
+  /// loss is time less work.
+  [[nodiscard]] static TimePs lost_by(const Running& kernel, TimePs now) {
+    return now - kernel.clock.work_at(now);
+  }
 
   GpuConfig gpu_;       ///< a copy: occupancy is computed as kernels first appear
   std::uint64_t peak_;  ///< Pb, bytes per second
