@@ -20,7 +20,16 @@ inline constexpr TimePs kNever = std::numeric_limits<TimePs>::max();
 inline constexpr TimePs kTimeHorizonPs = 1'000'000'000'000'000'000ULL;
 
 /// Nearest whole picosecond (times are never negative; llround, not a +0.5 cast, for exact halves).
-inline TimePs round_to_ps(double ps) { return static_cast<TimePs>(std::llround(ps)); }
+/// Nearest picosecond, halves away from zero: std::llround's result, without its library call for the
+/// values the model makes (0 <= ps < 2^53, where the truncation and the remainder are exact).
+inline TimePs round_to_ps(double ps) {
+  if (ps >= 0.0 && ps < 0x1p53) {
+    auto whole = static_cast<TimePs>(ps);
+    if (ps - static_cast<double>(whole) >= 0.5) ++whole;
+    return whole;
+  }
+  return static_cast<TimePs>(std::llround(ps));
+}
 inline TimePs ps_from_ns(double ns) { return round_to_ps(ns * 1000.0); }
 inline constexpr double ns_from_ps(TimePs ps) { return static_cast<double>(ps) / 1000.0; }
 

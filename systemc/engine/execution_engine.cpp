@@ -7,10 +7,20 @@ ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuC
                                  CommandCompletionListener& listener, std::function<void()> progress)
     : sc_core::sc_module(name), workload_(workload), listener_(listener) {
   SmDriver::Hooks hooks;
-  hooks.now = [] { return sc_core::sc_time_stamp().value(); };
-  hooks.kernel_finished = [this](KernelId k) { kernel_finished(k); };
-  hooks.progress = std::move(progress);
+  // Whatever reaches another module first brings SystemC's clock to the engine's (clock_).
+  hooks.now = [this] { return clock_ != nullptr ? clock_->now() : sc_core::sc_time_stamp().value(); };
+  hooks.kernel_finished = [this](KernelId k) {
+    if (clock_ != nullptr) clock_->sync();
+    kernel_finished(k);
+  };
+  if (progress) {
+    hooks.progress = [this, progress = std::move(progress)] {
+      if (clock_ != nullptr) clock_->sync();
+      progress();
+    };
+  }
   hooks.buffer_freed = [this] {
+    if (clock_ != nullptr) clock_->sync();
     if (room_) room_();
   };
   for (const auto& p : workload.processes) hooks.process_names.push_back(p.name);

@@ -11,6 +11,7 @@
 
 #include <systemc>
 
+#include "core/engine_clock.h"
 #include "core/gpu_config.h"
 #include "core/workload.h"
 #include "engine/sm_driver.h"
@@ -35,6 +36,8 @@ class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
   /// Connects the SMs top/ built (one per SM, in SmId order) before the simulation starts.
   void attach_sms(const std::vector<SmModule*>& sms);
   [[nodiscard]] const std::vector<SmModule*>& sms() const { return sms_; }
+  /// The clock of SMs that may run ahead of SystemC's (TB level: their calendar); before the run.
+  void set_clock(EngineClock* clock) { clock_ = clock; }
 
  private:
   void kernel_finished(KernelId kernel);
@@ -43,6 +46,7 @@ class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
   CommandCompletionListener& listener_;
   std::unique_ptr<SmDriver> driver_;
   std::vector<SmModule*> sms_;
+  EngineClock* clock_ = nullptr;               ///< nullptr: SystemC's clock
   std::function<void()> room_;                 ///< the dispatcher's rescan
   std::vector<GpuCommand> command_of_kernel_;  ///< indexed by KernelId (launch order)
 };

@@ -34,8 +34,8 @@ tlm::tlm_generic_payload* MemoryPort::acquire() {
 
 void MemoryPort::free(tlm::tlm_generic_payload* payload) { free_.push_back(payload); }
 
-TimePs MemoryPort::send(bool is_write, std::uint64_t address, std::uint32_t bytes, MemoryClient& client,
-                        std::uint64_t tag, std::uint32_t kernel) {
+TimePs MemoryPort::send_ahead(bool is_write, std::uint64_t address, std::uint32_t bytes, MemoryClient& client,
+                              std::uint64_t tag, std::uint32_t kernel, TimePs ahead_ps) {
   if (bytes == 0) throw InvariantViolation(owner_ + ": a memory request of 0 bytes");
   if (bytes > buffers_.back().size()) buffers_.emplace_back(bytes, 0);
   tlm::tlm_generic_payload* p = acquire();
@@ -50,7 +50,7 @@ TimePs MemoryPort::send(bool is_write, std::uint64_t address, std::uint32_t byte
   t->tag = tag;
   t->kernel = kernel;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time delay = sc_core::sc_time::from_value(ahead_ps);
   ++requests_;
   const tlm::tlm_sync_enum status = socket_->nb_transport_fw(*p, phase, delay);
   if (status == tlm::TLM_COMPLETED) {

@@ -74,7 +74,14 @@ class MemoryPort final : public tlm::tlm_mm_interface {
   /// Sends `bytes` at `address` now (a write when `is_write`). Returns the absolute completion time,
   /// or kPending: `client.memory_done(tag, done_ps)` follows.
   TimePs send(bool is_write, std::uint64_t address, std::uint32_t bytes, MemoryClient& client,
-              std::uint64_t tag, std::uint32_t kernel = kNoKernelTag);
+              std::uint64_t tag, std::uint32_t kernel = kNoKernelTag) {
+    return send_ahead(is_write, address, bytes, client, tag, kernel, 0);
+  }
+  /// As send(), arriving `ahead_ps` after now (annotated delay), for an initiator running ahead of
+  /// SystemC's clock that knows no other request can arrive before it (sm/context_traffic.h). Only the
+  /// `simple` memory model takes an annotated arrival (memory_target.h).
+  TimePs send_ahead(bool is_write, std::uint64_t address, std::uint32_t bytes, MemoryClient& client,
+                    std::uint64_t tag, std::uint32_t kernel, TimePs ahead_ps);
 
   [[nodiscard]] std::uint64_t requests() const { return requests_; }
   /// Requests accepted and not yet completed.

@@ -35,7 +35,16 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
     spawn_method("tb_interference_flush", penalty_flush_,
                  [this] { penalty_->flush(sc_core::sc_time_stamp().value()); });
   }
-  sms_ = build_sms(spec.gpu, spec.workload.tb_duration, spec.seed, engine_->driver(), penalty_.get());
+  if (spec.gpu.sm_model == SmModel::kThreadBlock) {
+    // With interference on, every thread-block start and end reaches the penalty's flush process, so
+    // the calendar never runs ahead of SystemC's clock.
+    calendar_ = std::make_unique<TbCalendar>("tb_calendar", spec.run_ahead && !penalty_);
+    engine_->set_clock(calendar_.get());
+  }
+  context_traffic_ = std::make_unique<ContextTraffic>(
+      "context_traffic", spec.run_ahead && spec.gpu.memory.model == MemoryModel::kSimple);
+  sms_ = build_sms(spec.gpu, spec.workload.tb_duration, spec.seed, engine_->driver(), calendar_.get(),
+                   *context_traffic_, penalty_.get());
   std::vector<SmModule*> sms;
   for (const auto& sm : sms_) sms.push_back(sm.get());
   engine_->attach_sms(sms);

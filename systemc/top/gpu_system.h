@@ -16,7 +16,9 @@
 #include "host/pcie_link.h"
 #include "mem/memory_controller.h"
 #include "metrics/activity_log.h"
+#include "sm/context_traffic.h"
 #include "sm/tb/bandwidth_penalty.h"
+#include "sm/tb/tb_calendar.h"
 #include "sm/warp/phase_trace.h"
 #include "top/simulation.h"
 
@@ -52,9 +54,11 @@ class GpuSystem final : public sc_core::sc_module, public CommandCompletionListe
   std::unique_ptr<ExecutionEngine> engine_;
   /// TB-level memory interference (memory.tb_interference: on, TB-level SMs); null otherwise.
   std::unique_ptr<BandwidthPenalty> penalty_;
-  sc_core::sc_event penalty_flush_;             ///< tells the SMs of penalty_'s new rate
-  std::vector<std::unique_ptr<SmModule>> sms_;  ///< built by top/sm_factory from sm.model
-  std::unique_ptr<PhaseTrace> phase_trace_;     ///< null without --phase-trace
+  sc_core::sc_event penalty_flush_;                  ///< tells the SMs of penalty_'s new rate
+  std::unique_ptr<TbCalendar> calendar_;             ///< TB level: the SMs' completion calendar
+  std::unique_ptr<ContextTraffic> context_traffic_;  ///< every SM's context saves and restores
+  std::vector<std::unique_ptr<SmModule>> sms_;       ///< built by top/sm_factory from sm.model
+  std::unique_ptr<PhaseTrace> phase_trace_;          ///< null without --phase-trace
   std::unique_ptr<DmaEngine> h2d_;
   std::unique_ptr<DmaEngine> d2h_;  ///< null with one copy engine: h2d_ serves both directions
   std::unique_ptr<CommandDispatcher> dispatcher_;

@@ -41,6 +41,11 @@ struct SimulationSpec {
   std::string phase_trace_path;
   std::uint64_t phase_trace_interval = 100;  ///< core cycles between two samples
   bool progress = false;                     ///< progress line on stderr
+  /// Temporal decoupling: the TB-level SMs' completion calendar (sm/tb/tb_calendar.h) and the context
+  /// save and restore thread (sm/context_traffic.h, `simple` memory) run ahead of SystemC's clock when
+  /// nothing else is pending before their next instant. Results are the same either way; off is for the
+  /// tests that check so, and for comparing speed.
+  bool run_ahead = true;
   /// Wall-clock limit in seconds (0: none). A simulation that exceeds it (a livelock: events keep
   /// coming but the workload never finishes) is stopped and reported as failed, naming the workload,
   /// policy, seed, the limit and the simulated time it reached.
@@ -55,6 +60,14 @@ class SimulationFailed : public std::runtime_error {
 
 /// Runs one simulation in this process. Call at most once per process (SystemC elaborates once).
 [[nodiscard]] RunResult simulate_in_this_process(const SimulationSpec& spec);
+
+/// As simulate_all(), but each child hands its RunResult to `reduce(index in specs, result)` and returns only
+/// what that makes: for callers that need a few figures of many large results (an experiment grid: a Tanasic
+/// mix's RunResult lists tens of thousands of commands), so the parent neither parses nor holds them, and
+/// stays small to fork from.
+[[nodiscard]] std::vector<nlohmann::json> simulate_all_reduced(
+    const std::vector<SimulationSpec>& specs, unsigned jobs,
+    const std::function<nlohmann::json(std::size_t, const RunResult&)>& reduce);
 
 /// Runs one simulation in a forked child and returns its result. Throws SimulationFailed.
 [[nodiscard]] RunResult simulate(const SimulationSpec& spec);

@@ -9,6 +9,7 @@ namespace gpumux {
 
 std::vector<std::unique_ptr<SmModule>> build_sms(const GpuConfig& gpu, TbDurationMode duration_mode,
                                                  std::uint64_t seed, TbCompletionListener& listener,
+                                                 TbCalendar* calendar, ContextTraffic& context_traffic,
                                                  BandwidthPenalty* penalty) {
   std::vector<std::unique_ptr<SmModule>> sms;
   sms.reserve(gpu.num_sms);
@@ -16,12 +17,12 @@ std::vector<std::unique_ptr<SmModule>> build_sms(const GpuConfig& gpu, TbDuratio
     const std::string name = "sm_" + std::to_string(s);
     switch (gpu.sm_model) {
       case SmModel::kThreadBlock:
-        sms.push_back(
-            std::make_unique<TbSm>(name.c_str(), SmId{s}, gpu, duration_mode, seed, listener, penalty));
+        sms.push_back(std::make_unique<TbSm>(name.c_str(), SmId{s}, gpu, duration_mode, seed, listener,
+                                             *calendar, context_traffic, penalty));
         break;
       case SmModel::kWarp:
         sms.push_back(std::make_unique<WarpSm>(name.c_str(), SmId{s}, gpu, listener,
-                                               WarpSm::schedulers_from_registry(gpu)));
+                                               WarpSm::schedulers_from_registry(gpu), context_traffic));
         break;
     }
   }

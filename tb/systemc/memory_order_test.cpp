@@ -181,10 +181,13 @@ nlohmann::json run_scenario(
     h2d->memory_socket.bind(probe->in);
     d2h->link_socket.bind(link->dma_socket);
     d2h->memory_socket.bind(probe->in);
+    auto calendar = std::make_unique<TbCalendar>("tb_calendar", true);
+    auto context_traffic = std::make_unique<ContextTraffic>("context_traffic", true);
     std::vector<std::unique_ptr<TbSm>> list;
     for (std::uint32_t s = 0; s < sms; ++s) {
       list.push_back(std::make_unique<TbSm>(("sm_" + std::to_string(s)).c_str(), SmId{s}, gpu,
-                                            TbDurationMode::kFixed, 1, recorder));
+                                            TbDurationMode::kFixed, 1, recorder, *calendar,
+                                            *context_traffic));
       list.back()->memory_socket.bind(probe->in);
     }
     spawn_thread("script", [&] { script(list, *h2d, *d2h); });

@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/test_support.h"
 #include "core/rng.h"
 #include "policy/registry.h"
@@ -327,6 +329,71 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
   EXPECT_GT(preempted_runs, 0U);
 }
 
+// Issue 20: the TB-level SMs' calendar and the context save and restore thread run ahead of SystemC's clock
+// when nothing else is pending (sm/tb/tb_calendar.h, sm/context_traffic.h). That must change no result:
+// random workloads under every policy and both mechanisms give byte-identical stats with it on and off.
+// GPUMUX_RUN_AHEAD_WORKLOADS TB-level workloads with interference off (default 30: both threads run
+// ahead), a third as many with interference as generated (the calendar then keeps in step, the context
+// thread does not), and a tenth as many at warp level (gto; the context thread alone). The context bursts
+// of all SMs go through one thread in a defined order (sm/context_traffic.h): with a thread per SM, equal-
+// time bursts of two SMs went in SystemC's order, which running ahead changed in 10 of the first 780 pairs.
+TEST(Property, RunningAheadOfSystemCChangesNoResult) {
+  const char* env = std::getenv("GPUMUX_RUN_AHEAD_WORKLOADS");
+  const std::uint64_t workloads = env != nullptr ? std::strtoull(env, nullptr, 10) : 30;
+  std::vector<SimulationSpec> specs;
+  std::vector<std::string> labels;
+  auto add_pairs = [&](const Generated& g, const std::string& what) {
+    for (const PolicyInfo& info : policy_registry()) {
+      for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
+        SimulationSpec spec = g.spec;
+        if (info.name == "spatial") {
+          const auto processes = static_cast<std::uint32_t>(spec.workload.processes.size());
+          spec.gpu.num_sms = std::max(spec.gpu.num_sms, processes);
+          spec.gpu.active_kernels = spec.gpu.num_sms;
+        }
+        spec.policy = info.name;
+        spec.preemption = m;
+        for (bool ahead : {true, false}) {
+          spec.run_ahead = ahead;
+          specs.push_back(spec);
+          labels.push_back(what + ", policy " + info.name +
+                           (m == PreemptionMechanism::kContextSwitch ? ", context-switch" : ", drain"));
+        }
+      }
+    }
+  };
+  for (std::uint64_t seed = 1; seed <= workloads; ++seed) {
+    Generated g = random_workload(seed);
+    g.spec.gpu.memory.tb_interference = false;
+    add_pairs(g, "seed " + std::to_string(seed));
+  }
+  for (std::uint64_t seed = 1; seed <= workloads / 3; ++seed) {
+    add_pairs(random_workload(seed), "seed " + std::to_string(seed) + " (interference as generated)");
+  }
+  for (std::uint64_t seed = 1; seed <= workloads / 10; ++seed) {
+    Generated g = random_workload(seed, true);
+    g.spec.gpu.warp.scheduler = "gto";
+    add_pairs(g, "warp-level seed " + std::to_string(seed));
+  }
+  const std::vector<RunResult> results = simulate_all(specs, 2);
+  std::size_t preempted = 0;
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < results.size(); i += 2) {
+    nlohmann::json ahead = results[i];
+    nlohmann::json in_step = results[i + 1];
+    ahead.erase("wall_seconds");  // host time, never in stats.json
+    in_step.erase("wall_seconds");
+    if (!results[i].preemptions.empty()) ++preempted;
+    if (ahead != in_step && ++differing <= 5) {
+      const std::string patch = nlohmann::json::diff(in_step, ahead).dump();
+      ADD_FAILURE() << labels[i] << ": running ahead moved " << patch.substr(0, 2000);
+    }
+  }
+  EXPECT_EQ(differing, 0U);
+  std::printf("%zu pairs of simulations, %zu with preemptions\n", results.size() / 2, preempted);
+  EXPECT_GT(preempted, 0U);
+}
+
 /// Warp level: instructions per launch as the programs ask, SMs against kernels, issue slots.
 void check_warp_stats(const Generated& g, const RunResult& r, const std::string& label) {
   EXPECT_EQ(r.sm_model, "warp") << label;
@@ -434,6 +501,9 @@ TEST(Property, Reproduce) {
   const char* drain = std::getenv("GPUMUX_REPRO_DRAIN");
   spec.preemption = drain != nullptr && std::string(drain) == "1" ? PreemptionMechanism::kDrain
                                                                   : PreemptionMechanism::kContextSwitch;
+  if (std::getenv("GPUMUX_REPRO_IN_STEP") != nullptr) spec.run_ahead = false;
+  if (std::getenv("GPUMUX_REPRO_NO_INTERFERENCE") != nullptr) spec.gpu.memory.tb_interference = false;
+  if (const char* t = std::getenv("GPUMUX_REPRO_TIMELINE")) spec.timeline_path = t;
   const RunResult r = simulate_in_this_process(spec);
   check_counts(spec.workload, r, "reproduced case");
   if (scheduler != nullptr) check_warp_stats(g, r, "reproduced case");

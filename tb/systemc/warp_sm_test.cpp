@@ -279,6 +279,8 @@ nlohmann::json run_scenario(const GpuConfig& gpu, const Script& script,
         SchedulerLog log;
         auto memory = std::make_unique<MemoryController>("memory", gpu.memory);
         nlohmann::json out;
+        auto context_traffic =
+            std::make_unique<ContextTraffic>("context_traffic", gpu.memory.model == MemoryModel::kSimple);
         std::unique_ptr<WarpSm> sm;
         try {
           WarpSm::SchedulerFactory factory = [&](const WarpSchedulerSetup& setup) {
@@ -289,7 +291,7 @@ nlohmann::json run_scenario(const GpuConfig& gpu, const Script& script,
             named.warp.scheduler = registry_scheduler;
             factory = WarpSm::schedulers_from_registry(named);
           }
-          sm = std::make_unique<WarpSm>("sm_0", SmId{0}, gpu, recorder, factory);
+          sm = std::make_unique<WarpSm>("sm_0", SmId{0}, gpu, recorder, factory, *context_traffic);
         } catch (const std::exception& e) {
           out["error"] = e.what();
           return out;

@@ -10,10 +10,13 @@
 namespace gpumux {
 
 TbSm::TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, TbDurationMode duration_mode,
-           std::uint64_t seed, TbCompletionListener& listener, BandwidthPenalty* penalty)
+           std::uint64_t seed, TbCompletionListener& listener, TbCalendar& calendar,
+           ContextTraffic& context_traffic, BandwidthPenalty* penalty)
     : SmModule(name),
       memory_socket("memory_socket"),
       id_(id),
+      calendar_(calendar),
+      calendar_slot_(calendar.add(*this)),
       penalty_(penalty),
       limits_(gpu.sm),
       listener_(listener),
@@ -22,8 +25,7 @@ TbSm::TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, T
       drain_ps_(gpu.cycles_to_ps(gpu.context_switch.drain_cycles)),
       trap_ps_(gpu.cycles_to_ps(gpu.context_switch.trap_cycles)),
       memory_(memory_socket, std::string(basename()), gpu.context_switch.burst_bytes),
-      mover_(memory_, gpu, id) {
-  spawn_method("complete_due", wake_, [this] { complete_due(); });
+      mover_(memory_, gpu, id, context_traffic) {
   spawn_method("finish_save", save_done_, [this] { finish_save(); });
   if (penalty_ != nullptr) penalty_->add_listener(this);
 }
@@ -33,6 +35,10 @@ TimePs TbSm::work_at(KernelId kernel, TimePs at) {
 }
 
 TbSm::Group* TbSm::earliest_group() {
+  if (penalty_ == nullptr) {
+    // One group, on the time clock (the hot path of every completion without interference).
+    return groups_.empty() || groups_.front().empty() ? nullptr : &groups_.front();
+  }
   Group* best = nullptr;
   TimePs best_at = kNever;
   for (Group& g : groups_) {
@@ -49,15 +55,16 @@ TbSm::Group* TbSm::earliest_group() {
 void TbSm::retime(TimePs now) {
   const Group* first = earliest_group();
   const TimePs at = first != nullptr ? std::max(now, first->time_of(first->first().end_work)) : kNever;
+  wake_at(at);
+}
+
+void TbSm::wake_at(TimePs at) {
   if (at == wake_at_ps_) return;
-  wake_.cancel();
   wake_at_ps_ = at;
-  if (at != kNever) wake_.notify(sc_core::sc_time::from_value(at - now));
+  calendar_.schedule(calendar_slot_, at);
 }
 
 void TbSm::on_progress_rate_changed(TimePs now) { retime(now); }
-
-TimePs TbSm::now_ps() { return sc_core::sc_time_stamp().value(); }
 
 bool TbSm::fits(const TbFootprint& f, std::uint32_t shared_memory_config) const {
   // Not while stopped for a context save.
@@ -83,6 +90,7 @@ TimePs TbSm::start_tb(const TbLaunch& launch) {
     // A preempted TB first reads its context back (Tanasic 3.2), then runs what it had left.
     const std::uint64_t number = next_restore_++;
     restores_.emplace(number, Restore{record, duration_ps, false, launch.desc});
+    calendar_.sync();  // its reads reach the memory system
     mover_.request(false, launch.restore_bytes, begin,
                    [this, number](TimePs done_ps) { restore_done(number, done_ps); });
     return begin - now;
@@ -133,10 +141,7 @@ void TbSm::push_running(const Running& tb, TimePs now) {
     retime(now);
     return;
   }
-  if (tb.end_work < wake_at_ps_) {
-    wake_at_ps_ = tb.end_work;
-    wake_.notify(sc_core::sc_time::from_value(tb.end_work - now));
-  }
+  if (tb.end_work < wake_at_ps_) wake_at(tb.end_work);
 }
 
 TbSm::Running TbSm::pop_first(Group& group) {
@@ -155,9 +160,8 @@ TbSm::Running TbSm::pop_first(Group& group) {
 
 void TbSm::release(const TbFootprint& f) { usage_.remove(f); }
 
-void TbSm::complete_due() {
-  const TimePs now = now_ps();
-  wake_at_ps_ = kNever;
+void TbSm::complete_due(TimePs now) {
+  wake_at_ps_ = kNever;  // the calendar dropped its entry
   for (Group* g = earliest_group(); g != nullptr && g->time_of(g->first().end_work) <= now;
        g = earliest_group()) {
     const Running done = pop_first(*g);
@@ -172,8 +176,7 @@ void TbSm::complete_due() {
     return;
   }
   if (!groups_.empty() && !groups_.front().empty() && groups_.front().first().end_work < wake_at_ps_) {
-    wake_at_ps_ = groups_.front().first().end_work;
-    wake_.notify(sc_core::sc_time::from_value(wake_at_ps_ - now));
+    wake_at(groups_.front().first().end_work);
   }
 }
 
@@ -246,8 +249,7 @@ void TbSm::save_context() {
     ++restores_to_save_;
     save_.bytes += context_bytes(restore.tb.footprint);
   }
-  wake_at_ps_ = kNever;
-  wake_.cancel();
+  wake_at(kNever);
   if (saved_.empty() && restores_to_save_ == 0) return;
   saving_ = true;
   save_sent_ = false;
@@ -256,6 +258,7 @@ void TbSm::save_context() {
   save_.drain_ps = drain_ps_;
   save_.trap_ps = trap_ps_;
   save_.write_start_ps = now + drain_ps_ + trap_ps_;
+  calendar_.sync();  // its writes reach the memory system
   mover_.request(true, save_.bytes, save_.write_start_ps, [this](TimePs done_ps) { save_written(done_ps); });
 }
 

@@ -2,8 +2,10 @@
 // A streaming multiprocessor at thread-block fidelity (`sm.model: tb`): it holds resident thread
 // blocks of one or more kernels within its register, shared-memory, thread, warp and TB-slot
 // budgets, draws each thread block's run time from its kernel's profile (sm/tb/tb_duration.h) and
-// reports each completion at the simulated time it happens. Event-driven: one timed event per
-// distinct completion time; nothing runs while all its thread blocks are busy.
+// reports each completion at the simulated time it happens. Event-driven: its next completion is an
+// entry in the TB-level SMs' shared calendar (sm/tb/tb_calendar.h), which may handle it ahead of
+// SystemC's clock; nothing runs while all its thread blocks are busy. Its times come from the
+// calendar's now(), and it syncs the calendar before its context saves and restores reach memory.
 //
 // Context switch (Tanasic 3.2): saves and restores go through the SM's ContextMover (bursts paced
 // at the SM's bandwidth share, in time order with every other initiator). A re-issued thread block
@@ -33,18 +35,21 @@
 #include "sm/sm_model.h"
 #include "sm/sm_setup.h"
 #include "sm/tb/bandwidth_penalty.h"
+#include "sm/tb/tb_calendar.h"
 #include "sm/tb/tb_duration.h"
 
 namespace gpumux {
 
-class TbSm final : public SmModule, private ProgressRateListener {
+class TbSm final : public SmModule, private ProgressRateListener, private TbCalendarClient {
  public:
   /// Context save and restore traffic to the memory controller (TLM-2.0 writes and reads).
   MemoryPort::Socket memory_socket;
 
-  /// `penalty`: the GPU's shared memory-interference clock, or nullptr (interference off).
+  /// `calendar`: the TB-level SMs' completion calendar; `context_traffic`: the GPU's context save and
+  /// restore thread; `penalty`: the GPU's shared memory-interference clock, or nullptr (interference off).
   TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, TbDurationMode duration_mode,
-       std::uint64_t seed, TbCompletionListener& listener, BandwidthPenalty* penalty = nullptr);
+       std::uint64_t seed, TbCompletionListener& listener, TbCalendar& calendar,
+       ContextTraffic& context_traffic, BandwidthPenalty* penalty = nullptr);
 
   [[nodiscard]] bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const override;
   TimePs start_tb(const TbLaunch& launch) override;
@@ -105,7 +110,7 @@ class TbSm final : public SmModule, private ProgressRateListener {
     const KernelDesc* desc = nullptr;
   };
 
-  void complete_due();
+  void complete_due(TimePs now) override;
   void finish_save();
   void release(const TbFootprint& footprint);
   void push_running(const Running& tb, TimePs now);
@@ -118,7 +123,9 @@ class TbSm final : public SmModule, private ProgressRateListener {
   void restore_done(std::uint64_t restore, TimePs done_ps);
   void save_written(TimePs done_ps);
   void maybe_finish_save();
-  [[nodiscard]] static TimePs now_ps();
+  [[nodiscard]] TimePs now_ps() const { return calendar_.now(); }
+  /// The calendar's entry for this SM: its next completion at `at` (kNever: none).
+  void wake_at(TimePs at);
   /// `kernel`'s work clock at `at`, made if none of its thread blocks runs (at itself without penalty).
   [[nodiscard]] TimePs work_at(KernelId kernel, TimePs at);
   void on_progress_rate_changed(TimePs now) override;
@@ -126,6 +133,8 @@ class TbSm final : public SmModule, private ProgressRateListener {
   void retime(TimePs now);
 
   SmId id_;
+  TbCalendar& calendar_;
+  std::uint32_t calendar_slot_;
   BandwidthPenalty* penalty_;
   const SmResources& limits_;
   TbCompletionListener& listener_;
@@ -136,8 +145,7 @@ class TbSm final : public SmModule, private ProgressRateListener {
   /// groups are dropped (with interference, a kernel's clock goes with its last thread block).
   std::vector<Group> groups_;
   std::uint64_t next_sequence_ = 0;
-  TimePs wake_at_ps_ = kNever;
-  sc_core::sc_event wake_;
+  TimePs wake_at_ps_ = kNever;  ///< its calendar entry
   TimePs busy_since_ps_ = 0;
   TimePs busy_total_ps_ = 0;
   std::uint64_t tbs_completed_ = 0;

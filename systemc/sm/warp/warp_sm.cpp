@@ -97,7 +97,8 @@ WarpSm::SchedulerFactory WarpSm::schedulers_from_registry(const GpuConfig& gpu) 
 }
 
 WarpSm::WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu,
-               TbCompletionListener& listener, const SchedulerFactory& make_scheduler)
+               TbCompletionListener& listener, const SchedulerFactory& make_scheduler,
+               ContextTraffic& context_traffic)
     : SmModule(name),
       memory_socket("memory_socket"),
       id_(id),
@@ -114,7 +115,7 @@ WarpSm::WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gp
       split_accesses_(gpu.memory.model == MemoryModel::kDram),
       setup_(gpu.cycles_to_ps(gpu.context_switch.setup_cycles), gpu.sm.max_resident_kernels),
       trap_ps_(gpu.cycles_to_ps(gpu.context_switch.trap_cycles)),
-      mover_(memory_, gpu, id) {
+      mover_(memory_, gpu, id, context_traffic) {
   const SourceLocation where{gpu.source_file, 0, 0};
   if (gpu.warp.alu.count == 0 && gpu.warp.sfu.count == 0 && gpu.warp.load_store.count == 0) {
     throw InputError(where, "sm.warp",

@@ -103,8 +103,9 @@ class WarpSm final : public SmModule, private MemoryClient {
   [[nodiscard]] static SchedulerFactory schedulers_from_registry(const GpuConfig& gpu);
 
   /// InputError when the GPU's warp section cannot run (a unit without lanes, no scheduler).
+  /// `context_traffic`: the GPU's context save and restore thread (sm/context_traffic.h).
   WarpSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, TbCompletionListener& listener,
-         const SchedulerFactory& make_scheduler);
+         const SchedulerFactory& make_scheduler, ContextTraffic& context_traffic);
 
   // SmPort.
   [[nodiscard]] bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const override;

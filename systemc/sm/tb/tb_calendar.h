@@ -1,0 +1,101 @@
+#pragma once
+// The completion calendar of the TB-level SMs (issue 20): one queue of every SM's next thread-block
+// completion, served by one SystemC thread, instead of one timed SystemC event per SM re-notified at
+// every completion. SystemC's own timed-event queue (a heap of event pointers compared through a
+// function pointer) was half of a TB-level run's time (docs/performance.md).
+//
+// Temporal decoupling, as loosely-timed TLM initiators do with a quantum: when nothing else in the
+// model has activity pending before the calendar's next instant (sc_time_to_pending_activity()), the
+// thread handles that instant at once, ahead of SystemC's clock, without a timed wait; now() gives the
+// instant being handled. Every path from the TB-level engine to the rest of the SystemC model (a kernel
+// finishing, a context save or restore's memory traffic, the progress line) first calls sync(), which
+// waits until SystemC's clock reaches now(): nothing else can run in between, because nothing else was
+// pending before it, so every process sees the same times and the same order as without decoupling.
+//
+// Order at one instant: first every other process's activity at it (to the last delta cycle), then the
+// SMs due, in SM-index order. Before this calendar, SystemC's order for equal-time events decided, which
+// IEEE 1666 leaves to the implementation; decoupled or not, this order is the same.
+
+#include <cstdint>
+#include <vector>
+
+#include <systemc>
+
+#include "core/engine_clock.h"
+#include "core/types.h"
+
+namespace gpumux {
+
+/// What the calendar calls when an SM's next completion is due.
+class TbCalendarClient {
+ public:
+  virtual ~TbCalendarClient() = default;
+  /// Completes the SM's thread blocks due at `now` (the calendar's now()).
+  virtual void complete_due(TimePs now) = 0;
+};
+
+class TbCalendar final : public sc_core::sc_module, public EngineClock {
+ public:
+  /// `run_ahead`: decouple from SystemC's clock when nothing else is pending (off: one timed wait per
+  /// instant, as a plain event-driven model).
+  TbCalendar(const sc_core::sc_module_name& name, bool run_ahead);
+
+  /// Registers an SM; returns its calendar slot (SMs register in SM-index order).
+  std::uint32_t add(TbCalendarClient& client);
+  /// The slot's next completion is at `at` (kNever: none). Replaces what it had.
+  void schedule(std::uint32_t slot, TimePs at);
+
+  /// The simulated time of the instant being handled: ahead of sc_time_stamp() while decoupled.
+  [[nodiscard]] TimePs now() const override { return ahead_ ? local_ps_ : sc_core::sc_time_stamp().value(); }
+  /// Brings SystemC's clock to now() before the TB-level engine reaches the rest of the model.
+  void sync() override {
+    if (ahead_) catch_up();
+  }
+
+  /// Instants handled ahead of SystemC's clock, and with a timed wait (docs/performance.md).
+  [[nodiscard]] std::uint64_t instants_ahead() const { return instants_ahead_; }
+  [[nodiscard]] std::uint64_t instants_waited() const { return instants_waited_; }
+  [[nodiscard]] std::uint64_t syncs() const { return syncs_; }
+
+ private:
+  static constexpr std::uint32_t kNone = 0xFFFF'FFFFU;
+  /// Children per heap node: four halves the depth of a binary heap (132 SMs: 4 levels instead of 8),
+  /// and a node's children share a cache line.
+  static constexpr std::size_t kArity = 4;
+  /// Heap order: by due time, then slot.
+  [[nodiscard]] bool before(std::uint32_t a, std::uint32_t b) const {
+    return due_[a] != due_[b] ? due_[a] < due_[b] : a < b;
+  }
+  void run();
+  void catch_up();
+  /// Puts `slot` where its due time belongs: into the heap, out of it (kNever), up or down.
+  void fix(std::uint32_t slot);
+  void sift_up(std::size_t i);
+  void sift_down(std::size_t i);
+  void place(std::size_t i, std::uint32_t slot) {
+    heap_[i] = slot;
+    pos_[slot] = static_cast<std::uint32_t>(i);
+  }
+
+  bool run_ahead_;
+  std::vector<TbCalendarClient*> clients_;
+  std::vector<TimePs> due_;          ///< per slot: its next completion (kNever: none)
+  std::vector<std::uint32_t> pos_;   ///< per slot: its index in heap_, kNone when not in it
+  std::vector<std::uint32_t> heap_;  ///< 4-ary min-heap of the slots with a completion, by before()
+  /// The slot whose completions are being handled (kNone: none): what it schedules meanwhile is kept in
+  /// rescheduled_ and applied when it returns, so its heap entry moves once per instant.
+  std::uint32_t dispatching_ = kNone;
+  TimePs rescheduled_ = kNever;
+  bool ahead_ = false;     ///< handling an instant ahead of SystemC's clock
+  bool running_ = false;   ///< the thread is running (not waiting): schedule() needs not wake it
+  TimePs local_ps_ = 0;    ///< the instant being handled
+  TimePs horizon_ps_ = 0;  ///< the next activity elsewhere, when horizon_valid_
+  bool horizon_valid_ = false;
+  TimePs waiting_until_ = kNever;  ///< the thread's timed wait, kNever when it is running or idle
+  sc_core::sc_event changed_;      ///< an earlier completion while the thread waits
+  std::uint64_t instants_ahead_ = 0;
+  std::uint64_t instants_waited_ = 0;
+  std::uint64_t syncs_ = 0;
+};
+
+}  // namespace gpumux
