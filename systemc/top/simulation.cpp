@@ -381,4 +381,17 @@ std::vector<RunResult> simulate_all(const std::vector<SimulationSpec>& specs, un
   return results;
 }
 
+std::vector<nlohmann::json> simulate_all_reduced(
+    const std::vector<SimulationSpec>& specs, unsigned jobs,
+    const std::function<nlohmann::json(std::size_t, const RunResult&)>& reduce) {
+  std::vector<ChildWork> work;
+  work.reserve(specs.size());
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const SimulationSpec& spec = specs[i];
+    work.push_back(ChildWork{[&spec, &reduce, i] { return reduce(i, simulate_in_this_process(spec)); },
+                             describe_simulation(spec), spec.wall_timeout_s});
+  }
+  return run_all_in_children(work, jobs);
+}
+
 }  // namespace gpumux

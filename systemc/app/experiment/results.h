@@ -11,6 +11,7 @@
 #include "config/experiment_loader.h"
 #include "core/types.h"
 #include "core/warp_stats.h"
+#include "metrics/run_result.h"
 
 namespace gpumux {
 
@@ -62,6 +63,14 @@ struct RunOutcome {
   WarpSmStats warp;                 ///< the SMs' warp-level figures summed (zero at TB level)
   TimePs memory_busy_ps = 0;        ///< memory controller busy time
 };
+
+// By named fields: a grid's simulations make their outcomes in the child (run.cpp) and send them as JSON.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessOutcome, name, class1, class2, priority, isolated_ps, turnaround_ps,
+                                   ntt, runs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelOutcome, name, process, start_ps, end_ps, thread_blocks, tbs_per_sm,
+                                   instructions)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunOutcome, valid, multiprogram, stp, antt, fairness, simulated_ns,
+                                   preemptions, processes, kernels, kernel_launches, warp, memory_busy_ps)
 
 struct ExperimentResults {
   const ExperimentConfig* config = nullptr;

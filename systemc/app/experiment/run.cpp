@@ -158,9 +158,10 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
 
-  // 3. Metrics of every run, made as each batch of simulations returns: a simulation's RunResult (every
-  //    kernel launch and preemption of a Tanasic mix: megabytes) is dropped once its outcome is made,
-  //    so memory holds one batch of them, not the grid's (tanasic-priority's 720 held 15 GB).
+  // 3. Metrics of every run, made in the simulation's child: its RunResult (every command, kernel launch
+  //    and preemption of a Tanasic mix: megabytes) never reaches this process, which holds the outcomes
+  //    only (tanasic-priority's 720 RunResults held 15 GB; one batch of them, 4 GB, made every fork of
+  //    the 4 GB parent cost a fifth of the run's CPU time in the kernel, issue 20).
   ExperimentResults r;
   r.config = &config;
   r.grid = &grid;
@@ -169,10 +170,9 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
     const Workload& w = grid.workload_of(grid.points[i]);
     if (baselines) {
       const std::vector<double> times = isolated_of(w, grid.points[i]);
-      r.outcomes[i] = make_outcome(w, result, &times);
-    } else {
-      r.outcomes[i] = make_outcome(w, result, nullptr);
+      return make_outcome(w, result, &times);
     }
+    return make_outcome(w, result, nullptr);
   };
   const double total_cost = std::accumulate(cost.begin(), cost.end(), 0.0);
   GridProgress progress(options.progress, config.name, n, total_cost);
@@ -185,9 +185,11 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
     const std::size_t last = std::min(n, first + batch);
     std::vector<SimulationSpec> chunk;
     for (std::size_t k = first; k < last; ++k) chunk.push_back(specs[order[k]]);
-    std::vector<RunResult> out;
+    std::vector<nlohmann::json> out;
     try {
-      out = simulate_all(chunk, options.jobs);
+      out = simulate_all_reduced(chunk, options.jobs, [&](std::size_t k, const RunResult& result) {
+        return nlohmann::json(outcome_of(order[first + k], result));
+      });
     } catch (const SimulationFailed& e) {
       std::string which;
       for (std::size_t k = first; k < last; ++k) {
@@ -198,7 +200,7 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
       throw SimulationFailed(std::string(e.what()) + "\n(in one of the simulations:" + which + ")");
     }
     for (std::size_t k = first; k < last; ++k) {
-      outcome_of(order[k], out[k - first]);
+      r.outcomes[order[k]] = out[k - first].get<RunOutcome>();
       done_cost += cost[order[k]];
     }
     progress.update(last, done_cost);
