@@ -2,12 +2,15 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <sstream>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "config/gpu_loader.h"
 #include "config/limits.h"
 #include "config/yaml_reader.h"
 #include "program/phase_analysis.h"
@@ -156,8 +159,10 @@ std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::s
 
 }  // namespace
 
-std::vector<std::shared_ptr<const KernelDesc>> load_kernel_library(const std::string& path,
-                                                                   const GpuConfig& gpu) {
+namespace {
+
+std::vector<std::shared_ptr<const KernelDesc>> parse_kernel_library(const std::string& path,
+                                                                    const GpuConfig& gpu) {
   const YamlNode root = config::load_yaml_file(path);
   const YamlMap m(root, kLibraryKeys);
   const auto name = m.optional("name");
@@ -172,6 +177,31 @@ std::vector<std::shared_ptr<const KernelDesc>> load_kernel_library(const std::st
   for (const YamlNode& item : items) {
     kernels.push_back(read_kernel(item, library, gpu, kernels));
   }
+  return kernels;
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<const KernelDesc>> load_kernel_library(const std::string& path,
+                                                                   const GpuConfig& gpu) {
+  // Kept per process by (path, the file's text, the GPU's document): an experiment's workloads name the
+  // same library dozens of times (pai-table5: ercbench.yaml 56 times, each parse compiling its programs),
+  // which was a fifth of that experiment's run (issue 20). The kernels are const, so sharing them is safe;
+  // a file that changes, or the same file for another GPU, is parsed again. Errors are not kept.
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return parse_kernel_library(path, gpu);  // its error names the file
+  std::ostringstream text;
+  text << file.rdbuf();
+  std::string key = path;
+  key += '\0';
+  key += gpu_config_document(gpu).dump();
+  key += '\0';
+  key += text.str();
+  static std::map<std::string, std::vector<std::shared_ptr<const KernelDesc>>> parsed;
+  const auto it = parsed.find(key);
+  if (it != parsed.end()) return it->second;
+  std::vector<std::shared_ptr<const KernelDesc>> kernels = parse_kernel_library(path, gpu);
+  parsed.emplace(std::move(key), kernels);
   return kernels;
 }
 

@@ -342,6 +342,29 @@ TEST_F(ConfigErrorTest, ValidInputsLoad) {
   EXPECT_EQ(lib.at(2)->tb_time.mean_ps, g.cycles_to_ps(1000));
 }
 
+// Issue 20: a library is parsed once per process for the same file text and GPU; a changed file, or
+// another GPU, is parsed again.
+TEST_F(ConfigErrorTest, AKernelLibraryIsParsedOnceUntilItsTextOrTheGpuChanges) {
+  const GpuConfig g = gpu();
+  const std::string path = (dir_ / "lib.yaml").string();
+  const auto first = load_kernel_library(path, g);
+  const auto again = load_kernel_library(path, g);
+  ASSERT_EQ(first.size(), again.size());
+  EXPECT_EQ(first.at(0).get(), again.at(0).get());  // the same kernels, shared
+  GpuConfig faster = g;
+  faster.core_clock_mhz *= 2;
+  const auto other_gpu = load_kernel_library(path, faster);
+  EXPECT_NE(other_gpu.at(2).get(), first.at(2).get());
+  EXPECT_EQ(other_gpu.at(2)->tb_time.mean_ps, faster.cycles_to_ps(1000));
+  std::string text = kLibrary;
+  const std::string cycles = "tb_time: {mean_cycles: 1000}";
+  text.replace(text.find(cycles), cycles.size(), "tb_time: {mean_cycles: 3000}");
+  write("lib.yaml", text);
+  const auto changed = load_kernel_library(path, g);
+  EXPECT_EQ(changed.at(2)->tb_time.mean_ps, g.cycles_to_ps(3000));
+  EXPECT_EQ(first.at(2)->tb_time.mean_ps, g.cycles_to_ps(1000));  // what was loaded before stays
+}
+
 // ---- unknown keys
 
 TEST_F(ConfigErrorTest, UnknownKeyInGpuNamesKeyLineAndSuggestion) {
