@@ -235,6 +235,7 @@ int bench_command(const std::vector<std::string>& args) {
   std::string preemption = "context-switch";
   std::string sm_model;
   std::string warp_scheduler;
+  std::string processes_text;
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
       "tb-interference",
       "TB level: memory interference on, the bench kernel asking 1.2x the peak bandwidth (the shared work "
@@ -249,6 +250,8 @@ int bench_command(const std::vector<std::string>& args) {
       "policy", po::value(&policy)->default_value(policy), "policy")(
       "preemption", po::value(&preemption)->default_value(preemption), "context-switch or drain")(
       "sm-model", po::value(&sm_model), "tb or warp (default: the GPU file's sm.model)")(
+      "processes", po::value(&processes_text),
+      "TB level: processes, one kernel launch each, sharing the thread blocks (1 to 64, default 8)")(
       "warp-scheduler", po::value(&warp_scheduler), "warp level: warp scheduler (default: the GPU file's)");
   po::variables_map vm;
   try {
@@ -261,7 +264,8 @@ int bench_command(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   if (vm.count("help") != 0U) {
-    std::cout << "usage: gpumux bench [--json] [--tbs N] [--gpu FILE] [--policy NAME] [--sm-model tb|warp] "
+    std::cout << "usage: gpumux bench [--json] [--tbs N] [--processes N] [--gpu FILE] [--policy NAME] "
+                 "[--sm-model tb|warp] "
                  "[--memory]\n\n"
               << options << '\n';
     return kExitOk;
@@ -294,7 +298,9 @@ int bench_command(const std::vector<std::string>& args) {
   const std::uint64_t tbs = parse_integer_option("--tbs", tbs_text, kMinBenchTbs, kMaxBenchTbs);
   SimulationSpec spec;
   spec.gpu = gpu;
-  spec.workload = bench_workload(tbs, 8);
+  const auto processes = static_cast<std::uint32_t>(
+      parse_integer_option("--processes", processes_text.empty() ? "8" : processes_text, 1, 64));
+  spec.workload = bench_workload(tbs, processes);
   if (vm.count("tb-interference") != 0U) {
     // The worst case for the shared work clock: the resident thread blocks (8 per SM) ask 1.2x the peak
     // bandwidth together, so nearly every thread-block start and end changes the progress rate.
@@ -324,6 +330,7 @@ int bench_command(const std::vector<std::string>& args) {
   const double bare_per_s = bare.at("events").get<double>() / bare.at("seconds").get<double>();
   nlohmann::json out = {{"gpu", spec.gpu.name},
                         {"sms", sms},
+                        {"processes", processes},
                         {"policy", policy},
                         {"preemption", preemption},
                         {"preemptions", model.preemptions.size()},
@@ -336,8 +343,8 @@ int bench_command(const std::vector<std::string>& args) {
   if (vm.count("json") != 0U) {
     std::cout << out.dump() << '\n';
   } else {
-    std::printf("gpumux bench: %llu thread blocks on %s (%u SMs), policy %s\n",
-                static_cast<unsigned long long>(model.tbs_completed), spec.gpu.name.c_str(), sms,
+    std::printf("gpumux bench: %llu thread blocks of %u processes on %s (%u SMs), policy %s\n",
+                static_cast<unsigned long long>(model.tbs_completed), processes, spec.gpu.name.c_str(), sms,
                 policy.c_str());
     std::printf("  model:      %.2f s wall, %.0f thread blocks/s, %zu preemptions (%s)\n", model.wall_seconds,
                 tb_per_s, model.preemptions.size(), preemption.c_str());

@@ -284,7 +284,13 @@ check run-other-seed 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workl
   --out "$work/d" --quiet --seed 5
 check bench-json 0 "$gpumux" bench --json --tbs 20000
 cp "$work/out" "$work/bench.json"
-check bench-json-keys 0 python3 -c "import json; d=json.load(open('$work/bench.json')); assert d['tb_per_s']>0 and d['bare_events_per_s']>0 and d['ratio']>0"
+check bench-json-keys 0 python3 -c "import json; d=json.load(open('$work/bench.json')); assert d['tb_per_s']>0 and d['bare_events_per_s']>0 and d['ratio']>0 and d['processes']==8"
+# Issue 20: cost against the number of kernels (--processes; each one launch sharing the thread blocks).
+check bench-processes 0 "$gpumux" bench --json --tbs 6400 --processes 64
+cp "$work/out" "$work/bench-processes.json"
+check bench-processes-count 0 python3 -c "import json; d=json.load(open('$work/bench-processes.json')); assert d['processes']==64 and d['thread_blocks']==6400, d"
+check bench-processes-bad 2 "$gpumux" bench --processes 65
+expect_text bench-processes-bad-msg "$work/err" "--processes must be an integer from 1 to 64"
 # Warp level (docs/performance.md "Warp level"): the named fields; speed is measured, not asserted.
 # Every warp runs the whole bench program (configs/kernels/bench.yaml: 1 + 50 x (11 + the loop-back)
 # = 601 instructions), 8 warps per thread block, on the full GPU and on 13 SMs alike.
