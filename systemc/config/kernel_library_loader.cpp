@@ -197,10 +197,13 @@ std::vector<std::shared_ptr<const KernelDesc>> load_kernel_library(const std::st
   key += gpu_config_document(gpu).dump();
   key += '\0';
   key += text.str();
+  constexpr std::size_t kParsedLibrariesKept = 16;
   static std::map<std::string, std::vector<std::shared_ptr<const KernelDesc>>> parsed;
   const auto it = parsed.find(key);
   if (it != parsed.end()) return it->second;
   std::vector<std::shared_ptr<const KernelDesc>> kernels = parse_kernel_library(path, gpu);
+  // Bounded: a process that loads many different libraries (the loader's fuzzer) must not grow without end.
+  if (parsed.size() >= kParsedLibrariesKept) parsed.clear();
   parsed.emplace(std::move(key), kernels);
   return kernels;
 }
