@@ -30,15 +30,20 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
     // Liang Eq. 3's Pb: the peak bandwidth (GB/s, 1 GB = 1e9 B), as bytes per second.
     penalty_ = std::make_unique<BandwidthPenalty>(spec.gpu.memory.bandwidth_gb_per_s * 1e9, spec.gpu);
     // The SMs hear of a new rate once per instant, after every start and end in it (a thread block
-    // ending and the next starting leave the rate as it was: nothing to move).
-    penalty_->set_deferral([this] { penalty_flush_.notify(sc_core::SC_ZERO_TIME); });
+    // ending and the next starting leave the rate as it was: nothing to move): at the end of the instant
+    // the calendar is handling, or, for a change made by another process (a launch, a restore), in the
+    // next delta cycle.
+    penalty_->set_deferral([this] {
+      if (calendar_ == nullptr || !calendar_->call_at_end_of_instant()) {
+        penalty_flush_.notify(sc_core::SC_ZERO_TIME);
+      }
+    });
     spawn_method("tb_interference_flush", penalty_flush_,
                  [this] { penalty_->flush(sc_core::sc_time_stamp().value()); });
   }
   if (spec.gpu.sm_model == SmModel::kThreadBlock) {
-    // With interference on, every thread-block start and end reaches the penalty's flush process, so
-    // the calendar never runs ahead of SystemC's clock.
-    calendar_ = std::make_unique<TbCalendar>("tb_calendar", spec.run_ahead && !penalty_);
+    calendar_ = std::make_unique<TbCalendar>("tb_calendar", spec.run_ahead);
+    if (penalty_) calendar_->set_end_of_instant([this](TimePs at) { penalty_->flush(at); });
     engine_->set_clock(calendar_.get());
   }
   context_traffic_ = std::make_unique<ContextTraffic>(

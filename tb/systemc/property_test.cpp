@@ -333,10 +333,11 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
 // when nothing else is pending (sm/tb/tb_calendar.h, sm/context_traffic.h). That must change no result:
 // random workloads under every policy and both mechanisms give byte-identical stats with it on and off.
 // GPUMUX_RUN_AHEAD_WORKLOADS TB-level workloads with interference off (default 30: both threads run
-// ahead), a third as many with interference as generated (the calendar then keeps in step, the context
-// thread does not), and a tenth as many at warp level (gto; the context thread alone). The context bursts
-// of all SMs go through one thread in a defined order (sm/context_traffic.h): with a thread per SM, equal-
-// time bursts of two SMs went in SystemC's order, which running ahead changed in 10 of the first 780 pairs.
+// ahead), a third as many with interference as generated (the work clocks' flush then runs at the end of
+// the calendar's instant), and a tenth as many at warp level (gto; the context thread alone). The context
+// bursts of all SMs go through one thread in a defined order (sm/context_traffic.h): with a thread per SM,
+// equal- time bursts of two SMs went in SystemC's order, which running ahead changed in 10 of the first 780
+// pairs.
 TEST(Property, RunningAheadOfSystemCChangesNoResult) {
   const char* env = std::getenv("GPUMUX_RUN_AHEAD_WORKLOADS");
   const std::uint64_t workloads = env != nullptr ? std::strtoull(env, nullptr, 10) : 30;

@@ -149,6 +149,7 @@ void TbCalendar::run() {
       ++instants_waited_;
     }
     local_ps_ = at;
+    in_instant_ = true;
     // Every SM due at `at`, in slot order; one may make another due at `at` too.
     while (!heap_.empty() && due_[heap_.front()] == at) {
       const std::uint32_t slot = heap_.front();
@@ -159,6 +160,12 @@ void TbCalendar::run() {
       due_[slot] = rescheduled_;
       fix(slot);
     }
+    if (end_requested_) {
+      // May make SMs due at `at` again (a rate change re-times them): the next round handles them.
+      end_requested_ = false;
+      end_of_instant_(at);
+    }
+    in_instant_ = false;
     ahead_ = false;
   }
 }

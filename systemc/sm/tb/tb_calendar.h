@@ -17,6 +17,7 @@
 // IEEE 1666 leaves to the implementation; decoupled or not, this order is the same.
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <systemc>
@@ -50,6 +51,18 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   /// Brings SystemC's clock to now() before the TB-level engine reaches the rest of the model.
   void sync() override {
     if (ahead_) catch_up();
+  }
+
+  /// Called once at the end of the instant being handled (after every SM due at it) when
+  /// call_at_end_of_instant() asked for it: TB-level interference's flush, which then needs no SystemC
+  /// notification (so the calendar can run ahead with interference on too).
+  void set_end_of_instant(std::function<void(TimePs)> hook) { end_of_instant_ = std::move(hook); }
+  /// True when the calendar is handling an instant now, and will call the end-of-instant hook after it;
+  /// false from anywhere else (the caller arranges the call itself).
+  bool call_at_end_of_instant() {
+    if (!in_instant_) return false;
+    end_requested_ = true;
+    return true;
   }
 
   /// Instants handled ahead of SystemC's clock, and with a timed wait (docs/performance.md).
@@ -86,6 +99,9 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   /// rescheduled_ and applied when it returns, so its heap entry moves once per instant.
   std::uint32_t dispatching_ = kNone;
   TimePs rescheduled_ = kNever;
+  bool in_instant_ = false;     ///< handling the SMs due at an instant (and its end-of-instant hook)
+  bool end_requested_ = false;  ///< call end_of_instant_ when the instant's SMs are done
+  std::function<void(TimePs)> end_of_instant_;
   bool ahead_ = false;     ///< handling an instant ahead of SystemC's clock
   bool running_ = false;   ///< the thread is running (not waiting): schedule() needs not wake it
   TimePs local_ps_ = 0;    ///< the instant being handled
