@@ -4,6 +4,7 @@
 // with the SystemC kernel through it. The global quantum is defined here and set once, by the top
 // module (GpuSystem) or a testbench standing in for it.
 
+#include <algorithm>
 #include <string>
 
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -31,6 +32,15 @@ inline sc_core::sc_time global_quantum() { return sc_core::sc_time::from_value(1
 
 /// Sets the global quantum of every tlm_quantumkeeper (called once, by the top module).
 inline void set_global_quantum() { tlm_utils::tlm_quantumkeeper::set_global_quantum(global_quantum()); }
+
+/// The absolute time of the next activity pending in the SystemC kernel (now, when some is pending at the
+/// current time; kNever when none is). A thread that runs ahead of the kernel (sm/tb/tb_calendar.h,
+/// sm/context_traffic.h) may handle anything before it: no other process can act earlier.
+inline TimePs next_pending_activity_ps() {
+  const TimePs now = sc_core::sc_time_stamp().value();
+  if (sc_core::sc_pending_activity_at_current_time()) return now;
+  return now + std::min<TimePs>(sc_core::sc_time_to_pending_activity().value(), kNever - now);
+}
 
 /// Makes absolute time `at_ps` the local time of `keeper` and synchronises when the quantum says so:
 /// on return the caller may send a transaction annotated with get_local_time(). An initiator's

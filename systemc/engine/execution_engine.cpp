@@ -10,17 +10,17 @@ ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuC
   // Whatever reaches another module first brings SystemC's clock to the engine's (clock_).
   hooks.now = [this] { return clock_ != nullptr ? clock_->now() : sc_core::sc_time_stamp().value(); };
   hooks.kernel_finished = [this](KernelId k) {
-    if (clock_ != nullptr) clock_->sync();
+    sync_clock();
     kernel_finished(k);
   };
   if (progress) {
     hooks.progress = [this, progress = std::move(progress)] {
-      if (clock_ != nullptr) clock_->sync();
+      sync_clock();
       progress();
     };
   }
   hooks.buffer_freed = [this] {
-    if (clock_ != nullptr) clock_->sync();
+    sync_clock();
     if (room_) room_();
   };
   for (const auto& p : workload.processes) hooks.process_names.push_back(p.name);

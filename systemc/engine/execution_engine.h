@@ -41,6 +41,10 @@ class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
 
  private:
   void kernel_finished(KernelId kernel);
+  /// Brings SystemC's clock to the engine's before the engine reaches another module.
+  void sync_clock() {
+    if (clock_ != nullptr) clock_->sync();
+  }
 
   const Workload& workload_;
   CommandCompletionListener& listener_;

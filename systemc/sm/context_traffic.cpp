@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/processes.h"
+#include "core/tlm_quantum.h"
 #include "sm/context_mover.h"
 
 namespace gpumux {
@@ -86,10 +87,7 @@ void ContextTraffic::run() {
     }
     if (at > now && run_ahead_) {
       if (!horizon_valid_) {
-        horizon_ps_ =
-            sc_core::sc_pending_activity_at_current_time()
-                ? now
-                : now + std::min<TimePs>(sc_core::sc_time_to_pending_activity().value(), kNever - now);
+        horizon_ps_ = next_pending_activity_ps();
         horizon_valid_ = true;
       }
       if (at < horizon_ps_) {

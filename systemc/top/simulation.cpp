@@ -370,14 +370,9 @@ nlohmann::json run_in_child(const std::function<nlohmann::json()>& work, unsigne
 RunResult simulate(const SimulationSpec& spec) { return simulate_all({spec}, 1).front(); }
 
 std::vector<RunResult> simulate_all(const std::vector<SimulationSpec>& specs, unsigned jobs) {
-  std::vector<ChildWork> work;
-  work.reserve(specs.size());
-  for (const SimulationSpec& spec : specs) {
-    work.push_back(ChildWork{[&spec] { return nlohmann::json(simulate_in_this_process(spec)); },
-                             describe_simulation(spec), spec.wall_timeout_s});
-  }
+  const auto whole = [](std::size_t /*index*/, const RunResult& result) { return nlohmann::json(result); };
   std::vector<RunResult> results;
-  for (const auto& j : run_all_in_children(work, jobs)) results.push_back(j.get<RunResult>());
+  for (const auto& j : simulate_all_reduced(specs, jobs, whole)) results.push_back(j.get<RunResult>());
   return results;
 }
 

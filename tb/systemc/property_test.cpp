@@ -259,6 +259,21 @@ void check_counts(const Workload& w, const RunResult& r, const std::string& labe
   }
 }
 
+/// `base` under `policy` and preemption `mechanism`; spatial gives every process SMs of its own, so the GPU
+/// gets at least as many SMs as processes.
+SimulationSpec policy_variant(const SimulationSpec& base, const std::string& policy,
+                              PreemptionMechanism mechanism) {
+  SimulationSpec spec = base;
+  if (policy == "spatial") {
+    const auto processes = static_cast<std::uint32_t>(spec.workload.processes.size());
+    spec.gpu.num_sms = std::max(spec.gpu.num_sms, processes);
+    spec.gpu.active_kernels = spec.gpu.num_sms;
+  }
+  spec.policy = policy;
+  spec.preemption = mechanism;
+  return spec;
+}
+
 TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
   const char* env = std::getenv("GPUMUX_PROPERTY_WORKLOADS");
   const std::uint64_t workloads = env != nullptr ? std::strtoull(env, nullptr, 10) : 150;
@@ -278,16 +293,8 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
     const Generated g = random_workload(seed);
     for (const Variant& v : variants) {
       for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
-        SimulationSpec spec = g.spec;
-        // spatial gives every process SMs of its own: at least as many SMs as processes.
-        if (v.policy == "spatial") {
-          const auto processes = static_cast<std::uint32_t>(spec.workload.processes.size());
-          spec.gpu.num_sms = std::max(spec.gpu.num_sms, processes);
-          spec.gpu.active_kernels = spec.gpu.num_sms;
-        }
-        spec.policy = v.policy;
+        SimulationSpec spec = policy_variant(g.spec, v.policy, m);
         spec.policy_options = v.options;
-        spec.preemption = m;
         specs.push_back(spec);
         labels.push_back("seed " + std::to_string(seed) + ", policy " + v.policy +
                          (v.options.empty() ? "" : " (" + v.options.begin()->second + ")") +
@@ -346,14 +353,7 @@ TEST(Property, RunningAheadOfSystemCChangesNoResult) {
   auto add_pairs = [&](const Generated& g, const std::string& what) {
     for (const PolicyInfo& info : policy_registry()) {
       for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
-        SimulationSpec spec = g.spec;
-        if (info.name == "spatial") {
-          const auto processes = static_cast<std::uint32_t>(spec.workload.processes.size());
-          spec.gpu.num_sms = std::max(spec.gpu.num_sms, processes);
-          spec.gpu.active_kernels = spec.gpu.num_sms;
-        }
-        spec.policy = info.name;
-        spec.preemption = m;
+        SimulationSpec spec = policy_variant(g.spec, info.name, m);
         for (bool ahead : {true, false}) {
           spec.run_ahead = ahead;
           specs.push_back(spec);
@@ -433,16 +433,9 @@ TEST(Property, NothingIsLostAtWarpLevelUnderAnySchedulerPolicyAndMechanism) {
     for (const WarpSchedulerInfo& scheduler : warp_scheduler_registry()) {
       for (const auto& [policy, options] : variants) {
         for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
-          SimulationSpec spec = g.spec;
-          if (policy == "spatial") {
-            const auto processes = static_cast<std::uint32_t>(spec.workload.processes.size());
-            spec.gpu.num_sms = std::max(spec.gpu.num_sms, processes);
-            spec.gpu.active_kernels = spec.gpu.num_sms;
-          }
+          SimulationSpec spec = policy_variant(g.spec, policy, m);
           spec.gpu.warp.scheduler = scheduler.name;
-          spec.policy = policy;
           spec.policy_options = options;
-          spec.preemption = m;
           batch.push_back(spec);
           labels.push_back("warp seed " + std::to_string(seed) + ", scheduler " + scheduler.name +
                            ", policy " + policy +

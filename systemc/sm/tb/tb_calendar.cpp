@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/processes.h"
+#include "core/tlm_quantum.h"
 
 namespace gpumux {
 
@@ -87,7 +88,6 @@ void TbCalendar::sift_down(std::size_t i) {
 void TbCalendar::catch_up() {
   ahead_ = false;
   horizon_valid_ = false;
-  ++syncs_;
   wait(sc_core::sc_time::from_value(local_ps_ - sc_core::sc_time_stamp().value()));
 }
 
@@ -116,10 +116,7 @@ void TbCalendar::run() {
       if (!horizon_valid_) {
         // The next activity elsewhere. It stays put while the thread runs ahead without a sync: nothing
         // else runs, and the TB-level engine syncs before it notifies anything.
-        horizon_ps_ =
-            sc_core::sc_pending_activity_at_current_time()
-                ? sc_now
-                : sc_now + std::min<TimePs>(sc_core::sc_time_to_pending_activity().value(), kNever - sc_now);
+        horizon_ps_ = next_pending_activity_ps();
         horizon_valid_ = true;
       }
       const bool decouple = run_ahead_ && at < horizon_ps_;

@@ -68,7 +68,6 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   /// Instants handled ahead of SystemC's clock, and with a timed wait (docs/performance.md).
   [[nodiscard]] std::uint64_t instants_ahead() const { return instants_ahead_; }
   [[nodiscard]] std::uint64_t instants_waited() const { return instants_waited_; }
-  [[nodiscard]] std::uint64_t syncs() const { return syncs_; }
 
  private:
   static constexpr std::uint32_t kNone = 0xFFFF'FFFFU;
@@ -111,7 +110,6 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   sc_core::sc_event changed_;      ///< an earlier completion while the thread waits
   std::uint64_t instants_ahead_ = 0;
   std::uint64_t instants_waited_ = 0;
-  std::uint64_t syncs_ = 0;
 };
 
 }  // namespace gpumux
