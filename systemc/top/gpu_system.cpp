@@ -1,10 +1,13 @@
 #include "top/gpu_system.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/kernel_desc.h"
 #include "core/processes.h"
 #include "core/tlm_quantum.h"
 #include "mem/dram_memory_system.h"
+#include "mem/external_memory.h"
 #include "mem/memory_controller.h"
 #include "sm/warp/warp_sm.h"
 #include "top/sm_factory.h"
@@ -12,17 +15,20 @@
 namespace gpumux {
 
 GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& spec,
-                     std::function<void()> progress)
+                     std::function<void()> progress, GpuSystemOptions options)
     : sc_core::sc_module(name) {
   set_global_quantum();  // the one place: its value and why are in core/tlm_quantum.h
-  if (spec.gpu.memory.model == MemoryModel::kDram) {
+  if (options.external_memory) {
+    memory_ = std::make_unique<ExternalMemory>("external_memory");
+  } else if (spec.gpu.memory.model == MemoryModel::kDram) {
     memory_ = std::make_unique<DramMemorySystem>("memory_system", spec.gpu);
   } else {
     memory_ = std::make_unique<MemoryController>("memory_controller", spec.gpu.memory);
   }
   pcie_ = std::make_unique<PcieLink>("pcie", spec.gpu.pcie);
-  queues_ = std::make_unique<CommandQueues>("command_queues", spec.gpu.frontend);
-  host_ = std::make_unique<Host>("host", spec.workload, spec.gpu);
+  queues_ = std::make_unique<CommandQueues>("command_queues", spec.gpu.frontend,
+                                            static_cast<std::uint32_t>(spec.workload.processes.size()));
+  if (options.built_in_host) host_ = std::make_unique<Host>("host", spec.workload, spec.gpu);
   engine_ = std::make_unique<ExecutionEngine>("execution_engine", spec.gpu, spec.workload,
                                               create_policy(spec.policy, spec.policy_options), *this,
                                               std::move(progress));
@@ -46,8 +52,10 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
     if (penalty_) calendar_->set_end_of_instant([this](TimePs at) { penalty_->flush(at); });
     engine_->set_clock(calendar_.get());
   }
+  // Running ahead needs every burst's completion on arrival: the built-in simple model only.
   context_traffic_ = std::make_unique<ContextTraffic>(
-      "context_traffic", spec.run_ahead && spec.gpu.memory.model == MemoryModel::kSimple);
+      "context_traffic",
+      spec.run_ahead && spec.gpu.memory.model == MemoryModel::kSimple && !options.external_memory);
   sms_ = build_sms(spec.gpu, spec.workload.tb_duration, spec.seed, engine_->driver(), calendar_.get(),
                    *context_traffic_, penalty_.get());
   std::vector<SmModule*> sms;
@@ -78,10 +86,11 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
   if (spec.gpu.frontend.copy_engines > 1) {
     d2h_ = std::make_unique<DmaEngine>("dma_d2h", spec.gpu.pcie, spec.copy_policy, priorities, *this);
   }
+  completions_.host = host_.get();
   dispatcher_ = std::make_unique<CommandDispatcher>("command_dispatcher", *queues_, *engine_, *h2d_,
-                                                    d2h_ ? *d2h_ : *h2d_, *host_);
+                                                    d2h_ ? *d2h_ : *h2d_, completions_);
 
-  host_->socket.bind(pcie_->host_socket);
+  if (host_) host_->socket.bind(pcie_->host_socket);
   pcie_->frontend_socket.bind(queues_->socket);
   // The memory controller's initiators, in the order of its socket indices: the DMA engines (copies;
   // each also drives the PCIe link), then each SM (context save and restore).
@@ -127,7 +136,12 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   r.seed = spec.seed;
   r.sm_model = spec.gpu.sm_model == SmModel::kWarp ? "warp" : "tb";
   if (spec.gpu.sm_model == SmModel::kWarp) r.warp_scheduler = spec.gpu.warp.scheduler;
-  r.end_ps = host_->last_finish_ps();
+  if (host_) {
+    r.end_ps = host_->last_finish_ps();
+  } else {
+    // The user's host: the run ends with the last command the GPU completed.
+    for (const CommandRecord& c : dispatcher_->records()) r.end_ps = std::max(r.end_ps, c.done_ps);
+  }
   const SmDriver& driver = engine_->driver();
   r.tbs_issued = driver.tbs_issued();
   r.tbs_completed = driver.tbs_completed();
@@ -138,7 +152,12 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
                              p.requested_ps, p.done_ps, p.bytes, p.drain_ps, p.trap_ps, p.save_start_ps,
                              p.setup_ps});
   }
-  r.processes = host_->results();
+  if (host_) {
+    r.processes = host_->results();
+  } else {
+    // The processes are the GPU contexts the user's host names; their runs are the user's to time.
+    for (const ProcessSpec& p : spec.workload.processes) r.processes.push_back({p.name, {}});
+  }
   for (const KernelStatus& k : driver.framework().all_kernels()) {
     std::uint64_t instructions = 0;
     for (const auto& sm : sms_) {
