@@ -72,6 +72,7 @@ int run_command(const std::vector<std::string>& args) {
   std::string tb_interference;
   std::string warp_scheduler;
   std::string replay;
+  std::string dump_config;
   options.add_options()("help,h", "show this help")("gpu", po::value(&gpu_path),
                                                     "GPU config (configs/gpus/*.yaml); required")(
       "workload", po::value(&workload_path), "workload (configs/workloads/*.yaml); required")(
@@ -113,7 +114,11 @@ int run_command(const std::vector<std::string>& args) {
       "isolated baselines simulated in parallel, 1 to 1024 (default: cores)")(
       "timeout", po::value(&timeout_text)->default_value(timeout_text),
       "wall-clock limit per simulation in seconds, baselines included; 0: none")(
-      "no-cache", "always re-simulate isolated baselines")("quiet,q", "print nothing but errors");
+      "no-cache", "always re-simulate isolated baselines")(
+      "dump-config", po::value(&dump_config),
+      "write the run's effective configuration, every default filled in (GPU, workload with its kernels, "
+      "policy and its options, preemption, copy policy, seed), as JSON to FILE before simulating")(
+      "quiet,q", "print nothing but errors");
   po::variables_map vm;
   try {
     const po::parsed_options parsed = po::command_line_parser(args).options(options).run();
@@ -206,6 +211,12 @@ int run_command(const std::vector<std::string>& args) {
   const ConfigHashes hashes =
       config_hashes(gpu, workload, policy, effective_policy_options(policy, policy_options),
                     parse_preemption(preemption), parse_copy_policy(copy_policy), seed);
+  if (!dump_config.empty()) {
+    prepare_output_file("--dump-config", dump_config);
+    write_config_dump(
+        dump_config, effective_config(gpu, workload, policy, effective_policy_options(policy, policy_options),
+                                      parse_preemption(preemption), parse_copy_policy(copy_policy), seed));
+  }
   if (recorded) check_replay_hashes(replay, *recorded, hashes);
   // Every output path is usable before anything is simulated.
   if (out_dir.empty()) out_dir = default_output_dir(workload.name);

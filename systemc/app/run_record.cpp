@@ -9,19 +9,38 @@
 
 namespace gpumux {
 
+nlohmann::json effective_config(const GpuConfig& gpu, const Workload& workload, const std::string& policy,
+                                const nlohmann::json& effective_policy_options,
+                                PreemptionMechanism preemption, CopyPolicy copy_policy, std::uint64_t seed) {
+  return {{"gpu", gpu_config_document(gpu)},
+          {"workload", workload_document(workload)},
+          {"policy", policy},
+          {"policy_options", effective_policy_options},
+          {"preemption", to_string(preemption)},
+          {"copy_policy", to_string(copy_policy)},
+          {"seed", seed}};
+}
+
 ConfigHashes config_hashes(const GpuConfig& gpu, const Workload& workload, const std::string& policy,
                            const nlohmann::json& effective_policy_options, PreemptionMechanism preemption,
                            CopyPolicy copy_policy, std::uint64_t seed) {
-  const nlohmann::json gpu_document = gpu_config_document(gpu);
-  const nlohmann::json workload_doc = workload_document(workload);
-  const nlohmann::json config = {{"gpu", gpu_document},
-                                 {"workload", workload_doc},
-                                 {"policy", policy},
-                                 {"policy_options", effective_policy_options},
-                                 {"preemption", to_string(preemption)},
-                                 {"copy_policy", to_string(copy_policy)},
-                                 {"seed", seed}};
-  return {sha1_hex(gpu_document.dump()), sha1_hex(workload_doc.dump()), sha1_hex(config.dump())};
+  const nlohmann::json config =
+      effective_config(gpu, workload, policy, effective_policy_options, preemption, copy_policy, seed);
+  return {sha1_hex(config.at("gpu").dump()), sha1_hex(config.at("workload").dump()), sha1_hex(config.dump())};
+}
+
+void write_config_dump(const std::string& path, nlohmann::json config) {
+  nlohmann::json& options = config.at("gpu").at("sm").at("warp").at("scheduler_options");
+  options = nlohmann::json::parse(options.get<std::string>());
+  // A memory section the GPU does not have is all zeros in the document; the file format says "none" by
+  // leaving it out (a cache of capacity 0 or a DRAM of 0 channels is not a value it accepts).
+  nlohmann::json& memory = config.at("gpu").at("memory");
+  for (const char* cache : {"l1", "l2"}) {
+    if (memory.at(cache).at("capacity_kb") == 0) memory.erase(cache);
+  }
+  if (memory.at("dram").at("channels") == 0) memory.erase("dram");
+  std::ofstream out(path);
+  if (!(out << config.dump(2) << '\n')) throw InputError("--dump-config: cannot write '" + path + "'");
 }
 
 namespace {

@@ -28,11 +28,27 @@ struct ConfigHashes {
   std::string config_sha1;
 };
 
+/// One run's whole effective configuration, every default filled in: {"gpu": gpu_config_document,
+/// "workload": workload_document, "policy", "policy_options" (effective), "preemption", "copy_policy",
+/// "seed"}. config_sha1 is the SHA-1 of its compact JSON text.
+[[nodiscard]] nlohmann::json effective_config(const GpuConfig& gpu, const Workload& workload,
+                                              const std::string& policy,
+                                              const nlohmann::json& effective_policy_options,
+                                              PreemptionMechanism preemption, CopyPolicy copy_policy,
+                                              std::uint64_t seed);
+
 [[nodiscard]] ConfigHashes config_hashes(const GpuConfig& gpu, const Workload& workload,
                                          const std::string& policy,
                                          const nlohmann::json& effective_policy_options,
                                          PreemptionMechanism preemption, CopyPolicy copy_policy,
                                          std::uint64_t seed);
+
+/// `gpumux run --dump-config FILE`: writes effective_config as indented JSON (which is also YAML), with
+/// the GPU's sm.warp.scheduler_options as an object rather than the compact text the hash reads, so that
+/// the "gpu" member is a GPU file gpumux loads back as the same GPU (docs/user-guide.md), and without the
+/// memory sections the GPU does not have (an L1 or L2 of capacity 0, a DRAM of 0 channels: the document's
+/// zeros, which a file says by leaving the section out). InputError when FILE cannot be written.
+void write_config_dump(const std::string& path, nlohmann::json config);
 
 /// The inputs of a run as its stats.json records them, read back for --replay.
 struct RecordedRun {

@@ -193,6 +193,31 @@ assert s["inputs"]["gpu_file"] == sys.argv[2] and s["inputs"]["workload_file"] =
 for key in (s["inputs"]["gpu_sha1"], s["inputs"]["workload_sha1"], s["config_sha1"]):
     assert re.fullmatch("[0-9a-f]{40}", key), key
 PY
+# --dump-config: the effective configuration, every default filled in; its "gpu" member, as a GPU file,
+# is the same GPU (same gpu_sha1 and config_sha1 in stats.json).
+check dump-config 0 "$gpumux" run --gpu "$gpu" --workload "$work/sgemm-copy.yaml" --policy ppq \
+  --policy-opt access=exclusive --preemption drain --seed 11 --out "$work/dump" --quiet \
+  --dump-config "$work/dump/config.json"
+check dump-config-fields 0 python3 - "$work/dump/config.json" "$work/dump-gpu.yaml" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["seed"] == 11 and c["policy"] == "ppq" and c["preemption"] == "drain", c
+assert c["policy_options"] == {"access": "exclusive"}, c["policy_options"]
+assert c["gpu"]["sm"]["registers"] > 0 and "scheduler_options" in c["gpu"]["sm"]["warp"], c["gpu"]["sm"]
+assert c["workload"]["processes"], c["workload"]
+json.dump(c["gpu"], open(sys.argv[2], "w"), indent=2)
+PY
+check dump-config-gpu-reloads 0 "$gpumux" run --gpu "$work/dump-gpu.yaml" --workload "$work/sgemm-copy.yaml" \
+  --policy ppq --policy-opt access=exclusive --preemption drain --seed 11 --out "$work/dump2" --quiet
+check dump-config-same-gpu 0 python3 -c "
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a['inputs']['gpu_sha1'] == b['inputs']['gpu_sha1'] and a['config_sha1'] == b['config_sha1'], (a['inputs'], b['inputs'])
+" "$work/rec/stats.json" "$work/dump2/stats.json"
+touch "$work/dump-file"
+check dump-config-bad-path 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$work/x" \
+  --dump-config "$work/dump-file/sub/config.json"
+expect_text dump-config-bad-path-msg "$work/err" "--dump-config"
 check replay 0 "$gpumux" run --replay "$work/rec/stats.json" --out "$work/rec2" --quiet
 check replay-identical 0 cmp "$work/rec/stats.json" "$work/rec2/stats.json"
 check replay-other-seed 0 "$gpumux" run --gpu "$gpu" --workload "$work/sgemm-copy.yaml" --policy ppq \
