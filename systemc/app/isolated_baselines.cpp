@@ -76,7 +76,10 @@ std::vector<RunResult> isolated_baselines(const GpuConfig& gpu, const Workload& 
     if (cache) {
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
-      const std::string tmp = paths[p] + ".tmp" + std::to_string(getpid());
+      // The host too: Slurm tasks on several nodes may share the cache folder, and pids repeat there.
+      char host[256] = {};
+      (void)gethostname(host, sizeof host - 1);
+      const std::string tmp = paths[p] + ".tmp" + std::string(host) + "." + std::to_string(getpid());
       std::ofstream out(tmp);
       if (out << nlohmann::json(fresh[i]).dump()) {
         out.close();

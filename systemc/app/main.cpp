@@ -20,6 +20,8 @@ usage:
              [--preemption context-switch|drain] [--seed N] [--out DIR]
              [--vcd FILE] [--timeline FILE] [--jobs N] [--timeout S] [--no-cache] [--quiet]
   gpumux experiment FILE --out DIR [--jobs N] [--timeout S] [--dry-run] [--no-cache] [--quiet]
+                    [--backend local|slurm] [--runs-per-task N] [--slurm-arg=ARG]...
+  gpumux experiment --collect DIR [--quiet]
   gpumux list policies|gpus|kernels [--gpu FILE]
   gpumux bench [--json] [--tbs N] [--gpu FILE] [--policy NAME] [--preemption M]
   gpumux phases --kernels FILE [--kernel NAME] [--gpu FILE] [--json]

@@ -38,26 +38,21 @@ class GridProgress {
   double total_cost_;
 };
 
-/// The outcome of `result`, a simulation of `w`; `isolated_ps` are its processes' isolated turnaround
-/// times, or nullptr when the analysis reads none (no multiprogram metrics).
-RunOutcome make_outcome(const Workload& w, const RunResult& result, const std::vector<double>* isolated_ps) {
+}  // namespace
+
+RunOutcome measure_outcome(const Workload& w, const RunResult& result, bool multiprogram) {
   RunOutcome o;
-  o.multiprogram = isolated_ps != nullptr;
+  o.multiprogram = multiprogram;
   o.simulated_ns = ns_from_ps(result.end_ps);
   o.preemptions = result.preemptions.size();
-  std::vector<ProcessTimes> times;
-  bool complete = true;
   for (std::size_t p = 0; p < w.processes.size(); ++p) {
     ProcessOutcome po;
     po.name = w.processes[p].name;
     po.class1 = process_class(w.processes[p], true);
     po.class2 = process_class(w.processes[p], false);
     po.priority = w.processes[p].priority;
-    po.isolated_ps = isolated_ps != nullptr ? (*isolated_ps)[p] : 0.0;
     po.turnaround_ps = mean_turnaround_ps(result.processes.at(p));
     po.runs = result.processes[p].runs.size();
-    if (!(po.turnaround_ps > 0) || (isolated_ps != nullptr && !(po.isolated_ps > 0))) complete = false;
-    times.push_back({po.isolated_ps, po.turnaround_ps});
     o.processes.push_back(std::move(po));
   }
   o.kernel_launches = result.kernels.size();
@@ -83,20 +78,59 @@ RunOutcome make_outcome(const Workload& w, const RunResult& result, const std::v
     o.warp.l1_sector_merges += sm.warp.l1_sector_merges;
   }
   o.memory_busy_ps = result.memory.busy_ps;
-  if (complete) {
-    o.valid = true;
-    if (o.multiprogram) {
-      const MultiprogramMetrics m = compute_metrics(times);
-      o.stp = m.stp;
-      o.antt = m.antt;
-      o.fairness = m.fairness;
-      for (std::size_t p = 0; p < o.processes.size(); ++p) o.processes[p].ntt = m.ntt[p];
-    }
-  }
   return o;
 }
 
-}  // namespace
+std::vector<double> isolated_times(const IsolatedPlan& plan, const GpuVariants& variants,
+                                   const BaselineTimes& baselines, const Workload& workload,
+                                   const GridPoint& point) {
+  std::vector<double> times;
+  for (const ProcessSpec& p : workload.processes) {
+    const auto [g, index] = plan.baseline_of(workload, p);
+    times.push_back(baselines.at(point.seed).at(variants.of_run.at(point.run)).at(g).at(index));
+  }
+  return times;
+}
+
+ExperimentResults finish_results(const ExperimentConfig& config, const ExpandedExperiment& grid,
+                                 std::vector<RunOutcome> measured, const BaselineTimes& baselines) {
+  const bool with_baselines = uses_isolated_baselines(config);
+  const IsolatedPlan plan = with_baselines ? plan_isolated(grid) : IsolatedPlan{};
+  const GpuVariants variants = gpu_variants(grid);
+  ExperimentResults r;
+  r.config = &config;
+  r.grid = &grid;
+  r.outcomes.resize(grid.points.size());
+  for (std::size_t i = 0; i < grid.points.size(); ++i) {
+    RunOutcome& o = measured.at(i);
+    std::vector<double> isolated;
+    if (with_baselines) {
+      isolated = isolated_times(plan, variants, baselines, grid.workload_of(grid.points[i]), grid.points[i]);
+    }
+    // Without baselines a run is valid when every process completed a run; with them, also when every
+    // process has its (non-zero) isolated time.
+    std::vector<ProcessTimes> times;
+    bool complete = true;
+    for (std::size_t p = 0; p < o.processes.size(); ++p) {
+      ProcessOutcome& po = o.processes[p];
+      po.isolated_ps = with_baselines ? isolated.at(p) : 0.0;
+      if (!(po.turnaround_ps > 0) || (with_baselines && !(po.isolated_ps > 0))) complete = false;
+      times.push_back({po.isolated_ps, po.turnaround_ps});
+    }
+    if (complete) {
+      o.valid = true;
+      if (o.multiprogram) {
+        const MultiprogramMetrics m = compute_metrics(times);
+        o.stp = m.stp;
+        o.antt = m.antt;
+        o.fairness = m.fairness;
+        for (std::size_t p = 0; p < o.processes.size(); ++p) o.processes[p].ntt = m.ntt[p];
+      }
+    }
+    r.outcomes[i] = std::move(o);
+  }
+  return r;
+}
 
 ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedExperiment& grid,
                                  const ExperimentOptions& options) {
@@ -106,8 +140,7 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
   const bool baselines = uses_isolated_baselines(config);
   const IsolatedPlan plan = plan_isolated(grid);
   const GpuVariants variants = gpu_variants(grid);
-  // [seed][variant][group][process]
-  std::vector<std::vector<std::vector<std::vector<RunResult>>>> isolated(config.seeds.size());
+  BaselineTimes isolated(config.seeds.size());
   if (baselines) {
     std::size_t total = 0;
     for (const Workload& g : plan.groups) total += g.processes.size() * config.seeds.size();
@@ -125,23 +158,16 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
           iso.use_cache = options.use_cache;
           iso.cache_dir = options.cache_dir;
           iso.wall_timeout_s = options.wall_timeout_s;
-          isolated[s][v].push_back(isolated_baselines(*variants.gpus[v], group, iso));
+          std::vector<double>& times = isolated[s][v].emplace_back();
+          for (const RunResult& result : isolated_baselines(*variants.gpus[v], group, iso)) {
+            times.push_back(mean_turnaround_ps(result.processes.at(0)));
+          }
           done += group.processes.size();
           progress.update(done, double(done));
         }
       }
     }
   }
-  // The isolated turnaround times of the processes of grid point `point` (only with baselines).
-  auto isolated_of = [&](const Workload& w, const GridPoint& point) {
-    std::vector<double> times;
-    for (const ProcessSpec& p : w.processes) {
-      const auto [g, index] = plan.baseline_of(w, p);
-      times.push_back(
-          mean_turnaround_ps(isolated[point.seed][variants.of_run[point.run]][g][index].processes.at(0)));
-    }
-    return times;
-  };
 
   // 2. The multiprogrammed runs, most expensive first (fewer idle cores at the end).
   const std::size_t n = grid.points.size();
@@ -149,31 +175,22 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
   std::vector<double> cost(n);
   for (std::size_t i = 0; i < n; ++i) {
     specs[i] = simulation_spec(config, grid, grid.points[i], options.wall_timeout_s);
-    cost[i] = estimated_cost(specs[i].workload,
-                             baselines ? isolated_of(specs[i].workload, grid.points[i])
-                                       : std::vector<double>(specs[i].workload.processes.size(), 0.0));
+    cost[i] =
+        estimated_cost(specs[i].workload,
+                       baselines ? isolated_times(plan, variants, isolated, specs[i].workload, grid.points[i])
+                                 : std::vector<double>(specs[i].workload.processes.size(), 0.0));
   }
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
 
-  // 3. Metrics of every run, made in the simulation's child: its RunResult (every command, kernel launch
-  //    and preemption of a Tanasic mix: megabytes) never reaches this process, which holds the outcomes
+  // 3. Every run measured in the simulation's child: its RunResult (every command, kernel launch and
+  //    preemption of a Tanasic mix: megabytes) never reaches this process, which holds the outcomes
   //    only (tanasic-priority's 720 RunResults held 15 GB; one batch of them, 4 GB, made every fork of
-  //    the 4 GB parent cost a fifth of the run's CPU time in the kernel, issue 20).
-  ExperimentResults r;
-  r.config = &config;
-  r.grid = &grid;
-  r.outcomes.resize(n);
-  const auto outcome_of = [&](std::size_t i, const RunResult& result) {
-    const Workload& w = grid.workload_of(grid.points[i]);
-    if (baselines) {
-      const std::vector<double> times = isolated_of(w, grid.points[i]);
-      return make_outcome(w, result, &times);
-    }
-    return make_outcome(w, result, nullptr);
-  };
+  //    the 4 GB parent cost a fifth of the run's CPU time in the kernel, issue 20). The metrics that
+  //    need the baselines are made here afterwards (finish_results), as the Slurm backend makes them.
+  std::vector<RunOutcome> measured(n);
   const double total_cost = std::accumulate(cost.begin(), cost.end(), 0.0);
   GridProgress progress(options.progress, config.name, n, total_cost);
   progress.update(0, 0);
@@ -188,24 +205,29 @@ ExperimentResults run_experiment(const ExperimentConfig& config, const ExpandedE
     std::vector<nlohmann::json> out;
     try {
       out = simulate_all_reduced(chunk, options.jobs, [&](std::size_t k, const RunResult& result) {
-        return nlohmann::json(outcome_of(order[first + k], result));
+        return nlohmann::json(
+            measure_outcome(grid.workload_of(grid.points[order[first + k]]), result, baselines));
       });
     } catch (const SimulationFailed& e) {
       std::string which;
       for (std::size_t k = first; k < last; ++k) {
-        const GridPoint& p = grid.points[order[k]];
-        which += "\n  " + grid.workloads[p.workload].workload.name + " / " + config.runs[p.run].label +
-                 " / seed " + std::to_string(config.seeds[p.seed]);
+        which += "\n  " + grid_point_name(config, grid, grid.points[order[k]]);
       }
       throw SimulationFailed(std::string(e.what()) + "\n(in one of the simulations:" + which + ")");
     }
     for (std::size_t k = first; k < last; ++k) {
-      r.outcomes[order[k]] = out[k - first].get<RunOutcome>();
+      measured[order[k]] = out[k - first].get<RunOutcome>();
       done_cost += cost[order[k]];
     }
     progress.update(last, done_cost);
   }
-  return r;
+  return finish_results(config, grid, std::move(measured), isolated);
+}
+
+std::string grid_point_name(const ExperimentConfig& config, const ExpandedExperiment& grid,
+                            const GridPoint& point) {
+  return grid.workloads[point.workload].workload.name + " / " + config.runs[point.run].label + " / seed " +
+         std::to_string(config.seeds[point.seed]);
 }
 
 }  // namespace gpumux
