@@ -1,5 +1,7 @@
 #include "engine/execution_engine.h"
 
+#include "core/processes.h"
+
 namespace gpumux {
 
 ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuConfig& gpu,
@@ -23,8 +25,15 @@ ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuC
     sync_clock();
     if (room_) room_();
   };
+  // A policy's timer (EngineControl::wake_at): one SystemC event, re-notified for the latest request.
+  hooks.wake_at = [this](TimePs at) {
+    sync_clock();  // the calendar may be ahead: SystemC's clock must be the engine's before notifying
+    policy_timer_.cancel();
+    policy_timer_.notify(sc_core::sc_time::from_value(at - sc_core::sc_time_stamp().value()));
+  };
   for (const auto& p : workload.processes) hooks.process_names.push_back(p.name);
   driver_ = std::make_unique<SmDriver>(gpu, std::move(policy), std::move(hooks));
+  spawn_method("policy_timer", policy_timer_, [this] { driver_->timer_fired(); });
 }
 
 void ExecutionEngine::attach_sms(const std::vector<SmModule*>& sms) {

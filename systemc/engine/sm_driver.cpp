@@ -63,6 +63,25 @@ void SmDriver::call_hook(const char* name, Call&& call) {
   if (trace_ != nullptr) report_tokens();
 }
 
+void SmDriver::wake_at(TimePs at_ps) {
+  if (at_ps < now()) {
+    throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now())) + " ns: policy " +
+                             policy_->name() + " asked to be woken in the past, at " +
+                             std::to_string(ns_from_ps(at_ps)) + " ns");
+  }
+  if (!hooks_.wake_at) {
+    throw InvariantViolation("policy " + policy_->name() + " asked for a timer, which this engine has not");
+  }
+  timer_ps_ = at_ps;
+  hooks_.wake_at(at_ps);
+}
+
+void SmDriver::timer_fired() {
+  if (timer_ps_ != now()) return;  // replaced by a later request
+  timer_ps_ = kNever;
+  call_hook("on_timer", [&] { policy_->on_timer(*this); });
+}
+
 void SmDriver::report_tokens() {
   const std::uint32_t slots = framework_.active_capacity();
   if (traced_tokens_.size() != slots) traced_tokens_.assign(slots, std::nullopt);

@@ -91,6 +91,9 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
     /// optional: a command buffer was emptied (its launch entered the active queue), so the command
     /// dispatcher may issue the next launch of that context
     std::function<void()> buffer_freed;
+    /// optional: call timer_fired() at the given time (EngineControl::wake_at); without it a policy that
+    /// asks for a timer is an InvariantViolation
+    std::function<void(TimePs)> wake_at;
   };
 
   SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy, Hooks hooks);
@@ -116,6 +119,11 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
 
   // EngineControl: the tables
   [[nodiscard]] TimePs now() const override { return hooks_.now(); }
+  [[nodiscard]] double core_clock_mhz() const override { return gpu_.core_clock_mhz; }
+  void wake_at(TimePs at_ps) override;
+  /// The time of the pending wake_at() has come: calls the policy's on_timer (a stale wake-up, for a
+  /// request since replaced by a later one, is ignored).
+  void timer_fired();
   [[nodiscard]] std::uint32_t num_sms() const override { return framework_.num_sms(); }
   [[nodiscard]] const SmStatus& sm(SmId id) const override { return framework_.sm(id); }
   [[nodiscard]] const std::vector<KernelId>& active_kernels() const override {
@@ -220,6 +228,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   std::vector<std::size_t> awaiting_setup_;
   std::deque<DeferredWork> deferred_;    ///< the driver's work for actions, in call order
   const char* running_hook_ = nullptr;   ///< the policy hook now running, if any
+  TimePs timer_ps_ = kNever;             ///< the pending wake_at(), kNever: none
   const char* running_query_ = nullptr;  ///< select_kernel / on_tb_started now running, if any
   bool applying_ = false;                ///< apply_deferred() is working off the queue
 };

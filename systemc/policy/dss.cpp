@@ -1,6 +1,7 @@
 #include "policy/dss.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -64,8 +65,12 @@ int EqualShareTokens::tokens_for(ProcessId process, std::optional<int> os_tokens
   return *by_process_[p];
 }
 
-DssPolicy::DssPolicy(std::uint32_t token_bits, bool start_on_preempt_done, TokenHolder holder)
-    : token_bits_(token_bits), start_on_preempt_done_(start_on_preempt_done), holder_(holder) {}
+DssPolicy::DssPolicy(std::uint32_t token_bits, bool start_on_preempt_done, TokenHolder holder,
+                     Latency latency)
+    : token_bits_(token_bits),
+      start_on_preempt_done_(start_on_preempt_done),
+      holder_(holder),
+      latency_(latency) {}
 
 const OptionSpecs& DssPolicy::option_specs() {
   static const OptionSpecs specs = {
@@ -78,6 +83,10 @@ const OptionSpecs& DssPolicy::option_specs() {
       OptionSpec::choice("tokens", {"process", "kernel"}, "process",
                          "who holds a token count: each GPU context, its active kernels sharing it (Tanasic "
                          "4.4 equal sharing), or each active kernel"),
+      OptionSpec::choice(
+          "latency", {"instant", "hardware"}, "instant",
+          "when decisions take effect: at once, or after the cycles the search hardware "
+          "needs at the GPU's core clock (N + 1 per decision for the serial scan, Tanasic 3.4)"),
   };
   return specs;
 }
@@ -86,7 +95,8 @@ std::unique_ptr<SchedulingPolicy> DssPolicy::create(const OptionValues& options)
   const std::optional<std::int64_t> bits = options.integer_or_auto("token_bits");
   return std::make_unique<DssPolicy>(
       bits ? static_cast<std::uint32_t>(*bits) : 0U, options.on("preempt_done_starts"),
-      options.choice("tokens") == "kernel" ? TokenHolder::kKernel : TokenHolder::kProcess);
+      options.choice("tokens") == "kernel" ? TokenHolder::kKernel : TokenHolder::kProcess,
+      options.choice("latency") == "hardware" ? Latency::kHardware : Latency::kInstant);
 }
 
 void DssPolicy::ensure_model(const EngineControl& control) {
@@ -102,6 +112,8 @@ void DssPolicy::ensure_model(const EngineControl& control) {
     throw InputError(std::string("policy dss: ") + e.what());
   }
   if (implementation_factory()) implementation_ = implementation_factory()(config);
+  clock_mhz_ = control.core_clock_mhz();
+  next_cycle_ = edge_at(control.now());
   slot_kernel_.assign(config.num_slots, std::nullopt);
   queued_kernel_.assign(config.num_slots, std::nullopt);
   queued_has_tbs_.assign(config.num_slots, false);
@@ -120,8 +132,8 @@ std::optional<std::int32_t> DssPolicy::slot_tokens(std::uint32_t slot) const {
   return model_->slot(slot).tokens;
 }
 
-void DssPolicy::push(const Ref::Inputs& in, KernelId kernel) {
-  pending_.push_back({in, kernel});
+void DssPolicy::push(const EngineControl& control, const Ref::Inputs& in, KernelId kernel) {
+  pending_.push_back({in, kernel, control.now()});
   switch (in.kind) {
     case Ref::EventKind::kKernelInsert:
       queued_kernel_[in.index] = kernel;
@@ -147,7 +159,7 @@ void DssPolicy::sync_has_tbs(const EngineControl& control) {
   for (std::size_t i = 0; i < queued_slots_.size(); ++i) {
     const std::uint32_t slot = queued_slots_[i];
     const bool has = slot_has_tbs(slot, control);
-    if (has != queued_has_tbs_[slot]) push(Ref::Inputs::has_tbs(slot, has));
+    if (has != queued_has_tbs_[slot]) push(control, Ref::Inputs::has_tbs(slot, has));
   }
 }
 
@@ -186,7 +198,7 @@ void DssPolicy::on_kernel_arrival(KernelId kernel, EngineControl& control) {
   const std::int32_t tokens = std::max(given, model_->insert_min());
   if (index(kernel) >= tokens_given_.size()) tokens_given_.resize(index(kernel) + 1);
   tokens_given_[index(kernel)] = tokens;
-  push(Ref::Inputs::kernel_insert(slot, tokens), kernel);
+  push(control, Ref::Inputs::kernel_insert(slot, tokens), kernel);
   run(control);
 }
 
@@ -195,7 +207,7 @@ void DssPolicy::on_sm_idle(SmId sm, EngineControl& control) {
   // After a preemption whose `next` kernel finished meanwhile, the engine reports the SM idle once
   // more; the model made it idle (and searched) on preempt_done already.
   if (model_->sm(index(sm)).state == Ref::SmState::kIdle) return;
-  push(Ref::Inputs::sm_idle(index(sm)));
+  push(control, Ref::Inputs::sm_idle(index(sm)));
   run(control);
 }
 
@@ -234,55 +246,162 @@ void DssPolicy::on_kernel_finished(KernelId kernel, EngineControl& control) {
     }
     process_slot_[index(process)].reset();
   }
-  push(Ref::Inputs::kernel_finish(*slot), kernel);
+  push(control, Ref::Inputs::kernel_finish(*slot), kernel);
   run(control);
 }
 
 void DssPolicy::on_preemption_done(SmId sm, KernelId /*preempted*/, EngineControl& control) {
   ensure_model(control);
-  push(Ref::Inputs::preempt_done(index(sm)));
+  push(control, Ref::Inputs::preempt_done(index(sm)));
   run(control);
 }
 
 void DssPolicy::run(EngineControl& control) {
+  if (latency_ == Latency::kHardware) {
+    run_timed(control);
+    return;
+  }
   sync_has_tbs(control);
   std::uint64_t cycles = 0;
   while (!pending_.empty() || model_->busy()) {
     if (++cycles > kMaxCyclesPerBatch) violation("DSS search did not stop", 0, std::nullopt, control);
-    Ref::Inputs in;
-    if (!pending_.empty()) {
-      const Pending p = pending_.front();
-      pending_.pop_front();
-      in = p.in;
-      if (in.kind == Ref::EventKind::kKernelInsert) slot_kernel_[in.index] = p.kernel;
-      if (in.kind == Ref::EventKind::kKernelFinish) slot_kernel_[in.index].reset();
+    if (pending_.empty()) {
+      apply(step(nullptr, control), control);
+      continue;
     }
-    Ref::Outputs out;
-    try {
-      out = model_->step(in);
-    } catch (const std::invalid_argument& e) {
-      const bool sm_event = in.kind == Ref::EventKind::kSmIdle || in.kind == Ref::EventKind::kPreemptDone;
-      violation(std::string("event rejected by the DSS model: ") + e.what(), sm_event ? in.index : 0,
-                std::nullopt, control);
-    }
-    if (implementation_) {
-      // Co-simulation: the implementation's decisions are applied; the reference checks them.
-      Ref::Outputs decided;
-      try {
-        decided = implementation_->step(in, *model_);
-      } catch (const std::logic_error& e) {
-        violation(std::string("co-simulation: ") + e.what(), 0, std::nullopt, control);
-      }
-      if (!same_outputs(decided, out)) {
-        violation("co-simulation: the RTL's outputs differ from the reference model's in cycle " +
-                      std::to_string(model_->stats().cycles),
-                  decided.assign.valid ? decided.assign.sm : decided.reserve.sm, std::nullopt, control);
-      }
-      out = decided;
-    }
-    apply(out, control);
+    const Pending p = pending_.front();
+    pending_.pop_front();
+    apply(step(&p, control), control);
   }
   check_agreement(control);
+}
+
+Ref::Outputs DssPolicy::step(const Pending* pending, EngineControl& control) {
+  Ref::Inputs in;
+  if (pending != nullptr) {
+    in = pending->in;
+    if (in.kind == Ref::EventKind::kKernelInsert) slot_kernel_[in.index] = pending->kernel;
+    if (in.kind == Ref::EventKind::kKernelFinish) slot_kernel_[in.index].reset();
+  }
+  Ref::Outputs out;
+  try {
+    out = model_->step(in);
+  } catch (const std::invalid_argument& e) {
+    const bool sm_event = in.kind == Ref::EventKind::kSmIdle || in.kind == Ref::EventKind::kPreemptDone;
+    violation(std::string("event rejected by the DSS model: ") + e.what(), sm_event ? in.index : 0,
+              std::nullopt, control);
+  }
+  if (implementation_) {
+    // Co-simulation: the implementation's decisions are applied; the reference checks them.
+    Ref::Outputs decided;
+    try {
+      decided = implementation_->step(in, *model_);
+    } catch (const std::logic_error& e) {
+      violation(std::string("co-simulation: ") + e.what(), 0, std::nullopt, control);
+    }
+    if (!same_outputs(decided, out)) {
+      violation("co-simulation: the RTL's outputs differ from the reference model's in cycle " +
+                    std::to_string(model_->stats().cycles),
+                decided.assign.valid ? decided.assign.sm : decided.reserve.sm, std::nullopt, control);
+    }
+    out = decided;
+  }
+  ++next_cycle_;
+  return out;
+}
+
+TimePs DssPolicy::edge_time(std::uint64_t cycle) const {
+  // Edge c at c core-clock periods; rounded up to whole picoseconds, so edge_at(edge_time(c)) == c.
+  return static_cast<TimePs>(std::ceil(static_cast<double>(cycle) * 1e6 / clock_mhz_));
+}
+
+std::uint64_t DssPolicy::edge_at(TimePs time) const {
+  // The double estimate may be off by a few cycles for very late times; the two loops settle it.
+  auto cycle = static_cast<std::uint64_t>(static_cast<double>(time) * clock_mhz_ / 1e6);
+  while (edge_time(cycle) < time) ++cycle;
+  while (cycle > 0 && edge_time(cycle - 1) >= time) --cycle;
+  return cycle;
+}
+
+void DssPolicy::clock_until(std::uint64_t cycle, EngineControl& control) {
+  if (!model_->busy()) {
+    // An idle search does nothing until an event: the idle cycles need no clocking.
+    next_cycle_ = std::max(next_cycle_, cycle + 1);
+    return;
+  }
+  while (next_cycle_ <= cycle) {
+    const Ref::Outputs out = step(nullptr, control);
+    if (out.assign.valid || out.reserve.valid) {
+      violation("DSS decided in cycle " + std::to_string(next_cycle_ - 1) + ", before the cycle planned",
+                out.assign.valid ? out.assign.sm : out.reserve.sm, std::nullopt, control);
+    }
+    if (!model_->busy()) {
+      next_cycle_ = std::max(next_cycle_, cycle + 1);
+      return;
+    }
+  }
+}
+
+std::optional<std::uint64_t> DssPolicy::next_decision_cycle() const {
+  if (!model_->busy()) return std::nullopt;
+  DssReference ahead = *model_;
+  for (std::uint64_t cycle = next_cycle_;; ++cycle) {
+    const Ref::Outputs out = ahead.step(Ref::Inputs::none());
+    if (out.assign.valid || out.reserve.valid) return cycle;
+    if (!ahead.busy()) return std::nullopt;  // the search stops without deciding
+  }
+}
+
+void DssPolicy::run_timed(EngineControl& control) {
+  sync_has_tbs(control);
+  const TimePs now = control.now();
+  std::uint64_t steps = 0;
+  for (;;) {
+    if (++steps > kMaxCyclesPerBatch) violation("DSS search did not stop", 0, std::nullopt, control);
+    // The next thing the hardware does: take the first pending event (one per cycle, at the first edge
+    // at or after it happened), or make the planned decision; an event in the decision's cycle wins
+    // (the model restarts its search on an event).
+    std::optional<std::uint64_t> event_cycle;
+    if (!pending_.empty()) event_cycle = std::max(next_cycle_, edge_at(pending_.front().at_ps));
+    if (event_cycle && (!decision_ || *event_cycle <= *decision_)) {
+      if (edge_time(*event_cycle) > now) break;
+      if (*event_cycle > 0) clock_until(*event_cycle - 1, control);
+      const Pending p = pending_.front();
+      pending_.pop_front();
+      apply(step(&p, control), control);  // an event cycle does no search work: nothing to apply
+      decision_ = next_decision_cycle();
+      continue;
+    }
+    if (!decision_ || edge_time(*decision_) > now) break;
+    if (*decision_ > 0) clock_until(*decision_ - 1, control);
+    const Ref::Outputs out = step(nullptr, control);
+    if (!out.assign.valid && !out.reserve.valid) {
+      violation("DSS made no decision in the cycle planned for one", 0, std::nullopt, control);
+    }
+    apply(out, control);  // may queue has_tbs events (at now)
+    decision_ = next_decision_cycle();
+  }
+  if (pending_.empty()) check_agreement(control);
+  std::optional<std::uint64_t> wake = decision_;
+  if (!pending_.empty()) {
+    const std::uint64_t event_cycle = std::max(next_cycle_, edge_at(pending_.front().at_ps));
+    if (!wake || event_cycle < *wake) wake = event_cycle;
+  }
+  if (wake) control.wake_at(edge_time(*wake));
+}
+
+void DssPolicy::on_timer(EngineControl& control) {
+  if (model_) run(control);
+}
+
+void DssPolicy::on_tb_started(SmId /*sm*/, KernelId /*kernel*/, EngineControl& control) {
+  // Latency hardware: a kernel's last thread block issued lowers its has_tbs bit now, not at the next
+  // hook: the event is stamped now and the policy woken to feed it at the next edge (a decision planned
+  // later restarts, as in the hardware). Instant decisions read the bit at the next hook instead.
+  if (latency_ != Latency::kHardware || !model_) return;
+  const std::size_t before = pending_.size();
+  sync_has_tbs(control);
+  if (pending_.size() != before) control.wake_at(control.now());
 }
 
 void DssPolicy::apply(const Ref::Outputs& out, EngineControl& control) {

@@ -2,8 +2,15 @@
 // Dynamic Spatial Sharing (Tanasic et al., ISCA 2014, 3.4 and 4.4): SMs are partitioned among the
 // active kernels by tokens. The decisions come from DssReference (policy/dss_reference.h), the
 // cycle-level model the RTL is checked against; this policy feeds it the engine's events, clocks it
-// until its search stops (decisions take effect at once in simulated time; the cycles spent are
-// counted for statistics) and carries its outputs out with assign_sm / reserve_sm.
+// and carries its outputs out with assign_sm / reserve_sm. Two timings (option `latency`):
+//  - instant (the default): the model is clocked until its search stops at each event; decisions take
+//    effect at once in simulated time (the cycles spent are counted for statistics);
+//  - hardware: the model is clocked at the GPU's core clock in simulated time (issue 21). An event is
+//    fed in the first clock edge at or after it happens (several at once: one per cycle, in order), and
+//    a decision takes effect at the edge of the cycle the model makes it in, so a serial scan's N + 1
+//    cycles per decision (Tanasic 3.4) cost simulated time. The policy looks ahead on a copy of the
+//    model for its next decision and asks the engine to wake it then (EngineControl::wake_at); an event
+//    before that restarts the search, as in the hardware.
 //
 // After every batch of events the model's SM table must agree with the engine's SMST (state, kernel,
 // next) and tokens must be conserved; otherwise InvariantViolation names SM, kernel and time.
@@ -66,11 +73,14 @@ class DssPolicy final : public SchedulingPolicy {
   ///  - kKernel: each active kernel holds its own count (the process's tokens), as the RTL's KSRT does.
   enum class TokenHolder : std::uint8_t { kProcess, kKernel };
 
+  /// When decisions take effect (option `latency`; see the header comment).
+  enum class Latency : std::uint8_t { kInstant, kHardware };
+
   /// token_bits 0: 8 bits up to 63 SMs, 16 above (see DssReference::Config::token_bits).
   explicit DssPolicy(std::uint32_t token_bits = 0, bool start_on_preempt_done = true,
-                     TokenHolder holder = TokenHolder::kProcess);
+                     TokenHolder holder = TokenHolder::kProcess, Latency latency = Latency::kInstant);
   /// Options: token_bits (auto: 8 up to 63 SMs, else 16), preempt_done_starts (see DssReference),
-  /// tokens (process | kernel).
+  /// tokens (process | kernel), latency (instant | hardware).
   [[nodiscard]] static const OptionSpecs& option_specs();
   /// From values parsed against option_specs().
   [[nodiscard]] static std::unique_ptr<SchedulingPolicy> create(const OptionValues& options);
@@ -81,6 +91,8 @@ class DssPolicy final : public SchedulingPolicy {
   void on_tb_finished(SmId sm, KernelId kernel, TimePs duration_ps, EngineControl& control) override;
   void on_kernel_finished(KernelId kernel, EngineControl& control) override;
   void on_preemption_done(SmId sm, KernelId preempted, EngineControl& control) override;
+  void on_tb_started(SmId sm, KernelId kernel, EngineControl& control) override;
+  void on_timer(EngineControl& control) override;
   // select_kernel: the default (the kernel the SM is set up for).
 
   /// The reference model; nullptr before the first kernel arrived.
@@ -103,15 +115,30 @@ class DssPolicy final : public SchedulingPolicy {
   struct Pending {
     DssReference::Inputs in;
     KernelId kernel{};  ///< kernel_insert / kernel_finish: the kernel of the slot
+    TimePs at_ps = 0;   ///< when it happened (latency hardware: fed at the next clock edge)
   };
 
   void ensure_model(const EngineControl& control);
-  void push(const DssReference::Inputs& in, KernelId kernel = KernelId{0});
+  void push(const EngineControl& control, const DssReference::Inputs& in, KernelId kernel = KernelId{0});
   /// Queues has_tbs events for mapped slots whose bit changed in the engine.
   void sync_has_tbs(const EngineControl& control);
   /// Clocks the model until the queue is empty and the search stopped, applying its outputs (the
   /// driver carries them out after the hook returns, policy.h: no hook re-enters this one).
   void run(EngineControl& control);
+  /// Latency hardware: clocks the model up to now (feeding each pending event at its cycle and applying
+  /// each decision at its cycle), then asks to be woken at the next event's or decision's edge.
+  void run_timed(EngineControl& control);
+  /// One model cycle with `pending` (null: no event), checked against the co-simulated RTL if any.
+  DssReference::Outputs step(const Pending* pending, EngineControl& control);
+  /// Latency hardware: steps the model with no event up to and including `cycle` (skipped while the
+  /// search is idle). No decision may fall in these cycles (run_timed plans them).
+  void clock_until(std::uint64_t cycle, EngineControl& control);
+  /// Latency hardware: the cycle of the model's next decision if no event comes first (a copy of the
+  /// model clocked ahead), or none when its search stops first or is idle.
+  [[nodiscard]] std::optional<std::uint64_t> next_decision_cycle() const;
+  /// Latency hardware: the time of clock edge `cycle`, and the first edge at or after `time`.
+  [[nodiscard]] TimePs edge_time(std::uint64_t cycle) const;
+  [[nodiscard]] std::uint64_t edge_at(TimePs time) const;
   void apply(const DssReference::Outputs& out, EngineControl& control);
   /// has_tbs of a model slot: its kernel's, or (per-process) any active kernel of its context's.
   [[nodiscard]] bool slot_has_tbs(std::uint32_t slot, const EngineControl& control) const;
@@ -125,6 +152,10 @@ class DssPolicy final : public SchedulingPolicy {
   std::uint32_t token_bits_;
   bool start_on_preempt_done_;
   TokenHolder holder_;
+  Latency latency_;
+  double clock_mhz_ = 0;                   ///< latency hardware: the core clock
+  std::uint64_t next_cycle_ = 0;           ///< latency hardware: the model's next cycle to clock
+  std::optional<std::uint64_t> decision_;  ///< latency hardware: the cycle of the next decision
   std::vector<std::optional<std::uint32_t>> process_slot_;  ///< per-process tokens: each context's slot
   std::unique_ptr<DssReference> model_;
   std::unique_ptr<DssImplementation> implementation_;  ///< co-simulation only

@@ -76,6 +76,9 @@ class EngineControl {
   /// it (core/rng.h), so the same inputs and seed give the same schedule and the seed in stats.json is
   /// all it needs. Set before the first hook is called.
   [[nodiscard]] virtual std::uint64_t seed() const = 0;
+  /// The GPU's core clock: a policy that models its hardware's decision latency in cycles (DSS with
+  /// `latency: hardware`) converts cycles to time with it.
+  [[nodiscard]] virtual double core_clock_mhz() const = 0;
 
   // --- actions ---------------------------------------------------------------------------------
   /// Set up an idle SM for `kernel` and start issuing its thread blocks.
@@ -92,6 +95,10 @@ class EngineControl {
   /// thread block per SM per round (select_kernel() asked once), until a round issues none. An
   /// interleaver (Liang 4.2's leaky bucket) uses it to spread a grant sequence across the GPU.
   virtual void deal_thread_blocks() = 0;
+  /// Call on_timer at `at_ps` (at or after now): a policy whose decisions take simulated time (its
+  /// hardware's latency) is woken when the next one is due. One request is pending at a time; a new
+  /// one replaces it. Not an action: it may be called from any hook, and from on_tb_started.
+  virtual void wake_at(TimePs at_ps) = 0;
 };
 
 /// Of the launches waiting in command buffers, the one that reached the execution engine first
@@ -120,6 +127,8 @@ class SchedulingPolicy {
   virtual void on_kernel_finished(KernelId kernel, EngineControl& control);
   /// A reserved SM finished its preemption and has been set up for its `next` kernel.
   virtual void on_preemption_done(SmId sm, KernelId preempted, EngineControl& control);
+  /// The time a wake_at() asked for has come (a hook like the others: actions allowed).
+  virtual void on_timer(EngineControl& /*control*/) {}
 
   /// Which kernel the next thread block issued to `sm` comes from. The default keeps issuing the
   /// kernel the SM is set up for while it has thread blocks (Tanasic Fig. 3 baseline).

@@ -285,7 +285,10 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
   for (const PolicyInfo& info : policy_registry()) {
     variants.push_back({info.name, {}});
     if (info.name == "ppq") variants.push_back({"ppq", {{"access", "exclusive"}}});
-    if (info.name == "dss") variants.push_back({"dss", {{"tokens", "kernel"}}});
+    if (info.name == "dss") {
+      variants.push_back({"dss", {{"tokens", "kernel"}}});
+      variants.push_back({"dss", {{"latency", "hardware"}}});  // decisions after the scan, on a timer
+    }
   }
   std::vector<SimulationSpec> specs;
   std::vector<std::string> labels;
@@ -350,14 +353,20 @@ TEST(Property, RunningAheadOfSystemCChangesNoResult) {
   const std::uint64_t workloads = env != nullptr ? std::strtoull(env, nullptr, 10) : 30;
   std::vector<SimulationSpec> specs;
   std::vector<std::string> labels;
+  // Every policy, and DSS with its decision latency charged (its timer wakes the engine between the
+  // calendar's instants).
+  std::vector<std::pair<std::string, PolicyOptions>> policies;
+  for (const PolicyInfo& info : policy_registry()) policies.emplace_back(info.name, PolicyOptions{});
+  policies.emplace_back("dss", PolicyOptions{{"latency", "hardware"}});
   auto add_pairs = [&](const Generated& g, const std::string& what) {
-    for (const PolicyInfo& info : policy_registry()) {
+    for (const auto& [policy, options] : policies) {
       for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
-        SimulationSpec spec = policy_variant(g.spec, info.name, m);
+        SimulationSpec spec = policy_variant(g.spec, policy, m);
+        spec.policy_options = options;
         for (bool ahead : {true, false}) {
           spec.run_ahead = ahead;
           specs.push_back(spec);
-          labels.push_back(what + ", policy " + info.name +
+          labels.push_back(what + ", policy " + policy + (options.empty() ? "" : " (latency hardware)") +
                            (m == PreemptionMechanism::kContextSwitch ? ", context-switch" : ", drain"));
         }
       }

@@ -191,9 +191,12 @@ TEST(TypedOptions, HelpTextComesFromTheDeclarations) {
 TEST(PolicyOptionDeclarations, EffectiveValuesFillDefaults) {
   EXPECT_EQ(
       effective_policy_options("dss", {}),
-      nlohmann::json::parse(R"({"token_bits": "auto", "preempt_done_starts": "on", "tokens": "process"})"));
-  EXPECT_EQ(effective_policy_options("dss", {{"token_bits", "16"}}),
-            nlohmann::json::parse(R"({"token_bits": 16, "preempt_done_starts": "on", "tokens": "process"})"));
+      nlohmann::json::parse(
+          R"({"token_bits": "auto", "preempt_done_starts": "on", "tokens": "process", "latency": "instant"})"));
+  EXPECT_EQ(
+      effective_policy_options("dss", {{"token_bits", "16"}, {"latency", "hardware"}}),
+      nlohmann::json::parse(
+          R"({"token_bits": 16, "preempt_done_starts": "on", "tokens": "process", "latency": "hardware"})"));
   EXPECT_EQ(effective_policy_options("leaky-bucket", {{"shares", "3:1"}}),
             nlohmann::json::parse(R"({"shares": [3, 1], "compensate": "on"})"));
   EXPECT_EQ(effective_policy_options("ppq", {}), nlohmann::json::parse(R"({"access": "shared"})"));
