@@ -63,7 +63,7 @@ void SmDriver::call_hook(const char* name, Call&& call) {
   if (trace_ != nullptr) report_tokens();
 }
 
-void SmDriver::wake_at(TimePs at_ps) {
+void SmDriver::wake_at(TimePs at_ps) const {
   if (at_ps < now()) {
     throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(now())) + " ns: policy " +
                              policy_->name() + " asked to be woken in the past, at " +

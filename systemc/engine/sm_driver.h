@@ -120,7 +120,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   // EngineControl: the tables
   [[nodiscard]] TimePs now() const override { return hooks_.now(); }
   [[nodiscard]] double core_clock_mhz() const override { return gpu_.core_clock_mhz; }
-  void wake_at(TimePs at_ps) override;
+  void wake_at(TimePs at_ps) const override;
   /// The time of the pending wake_at() has come: calls the policy's on_timer (a stale wake-up, for a
   /// request since replaced by a later one, is ignored).
   void timer_fired();
@@ -228,7 +228,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   std::vector<std::size_t> awaiting_setup_;
   std::deque<DeferredWork> deferred_;    ///< the driver's work for actions, in call order
   const char* running_hook_ = nullptr;   ///< the policy hook now running, if any
-  TimePs timer_ps_ = kNever;             ///< the pending wake_at(), kNever: none
+  mutable TimePs timer_ps_ = kNever;     ///< the pending wake_at(), kNever: none
   const char* running_query_ = nullptr;  ///< select_kernel / on_tb_started now running, if any
   bool applying_ = false;                ///< apply_deferred() is working off the queue
 };

@@ -1,11 +1,11 @@
 #include "policy/dss.h"
 
 #include <algorithm>
-#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
 #include "core/error.h"
+#include "policy/clock_edges.h"
 
 namespace gpumux {
 
@@ -310,18 +310,9 @@ Ref::Outputs DssPolicy::step(const Pending* pending, EngineControl& control) {
   return out;
 }
 
-TimePs DssPolicy::edge_time(std::uint64_t cycle) const {
-  // Edge c at c core-clock periods; rounded up to whole picoseconds, so edge_at(edge_time(c)) == c.
-  return static_cast<TimePs>(std::ceil(static_cast<double>(cycle) * 1e6 / clock_mhz_));
-}
+TimePs DssPolicy::edge_time(std::uint64_t cycle) const { return gpumux::edge_time(cycle, clock_mhz_); }
 
-std::uint64_t DssPolicy::edge_at(TimePs time) const {
-  // The double estimate may be off by a few cycles for very late times; the two loops settle it.
-  auto cycle = static_cast<std::uint64_t>(static_cast<double>(time) * clock_mhz_ / 1e6);
-  while (edge_time(cycle) < time) ++cycle;
-  while (cycle > 0 && edge_time(cycle - 1) >= time) --cycle;
-  return cycle;
-}
+std::uint64_t DssPolicy::edge_at(TimePs time) const { return gpumux::edge_at(time, clock_mhz_); }
 
 void DssPolicy::clock_until(std::uint64_t cycle, EngineControl& control) {
   if (!model_->busy()) {

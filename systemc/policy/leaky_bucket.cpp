@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "policy/clock_edges.h"
+
 namespace gpumux {
 
 namespace {
@@ -17,8 +19,9 @@ constexpr std::uint64_t kMaxCyclesPerGrant = 1U << kLevelBits;
 
 }  // namespace
 
-LeakyBucketPolicy::LeakyBucketPolicy(std::vector<std::uint32_t> shares, bool compensate)
-    : shares_(std::move(shares)), compensate_(compensate) {}
+LeakyBucketPolicy::LeakyBucketPolicy(std::vector<std::uint32_t> shares, bool compensate,
+                                     bool hardware_latency)
+    : shares_(std::move(shares)), compensate_(compensate), hardware_latency_(hardware_latency) {}
 
 const OptionSpecs& LeakyBucketPolicy::option_specs() {
   static const OptionSpecs specs = {
@@ -29,6 +32,9 @@ const OptionSpecs& LeakyBucketPolicy::option_specs() {
       OptionSpec::on_off("compensate", true,
                          "rate compensation: scale each bucket's rate by (shortest mean TB time) / (the "
                          "kernel's mean TB time) so SMs held follow the shares (Liang 4.1)"),
+      OptionSpec::choice("latency", {"instant", "hardware"}, "instant",
+                         "interleaving cycles: abstract (only the order of thread blocks), or at the GPU's "
+                         "core clock (at most one thread block dispatched per cycle)"),
   };
   return specs;
 }
@@ -38,7 +44,8 @@ std::unique_ptr<SchedulingPolicy> LeakyBucketPolicy::create(const OptionValues& 
   for (const std::int64_t share : options.integer_list("shares")) {
     shares.push_back(static_cast<std::uint32_t>(share));
   }
-  return std::make_unique<LeakyBucketPolicy>(std::move(shares), options.on("compensate"));
+  return std::make_unique<LeakyBucketPolicy>(std::move(shares), options.on("compensate"),
+                                             options.choice("latency") == "hardware");
 }
 
 void LeakyBucketPolicy::ensure_model(const EngineControl& control) {
@@ -48,6 +55,13 @@ void LeakyBucketPolicy::ensure_model(const EngineControl& control) {
   config.level_bits = kLevelBits;
   model_ = std::make_unique<Ref>(config);
   buckets_.assign(config.num_kernels, Bucket{});
+  clock_mhz_ = control.core_clock_mhz();
+}
+
+Ref::Outputs LeakyBucketPolicy::step(const Ref::Inputs& in) {
+  ++cycles_;
+  ++next_cycle_;
+  return model_->step(in);
 }
 
 std::uint32_t LeakyBucketPolicy::share_of(KernelId kernel, const EngineControl& control) const {
@@ -99,8 +113,7 @@ void LeakyBucketPolicy::reconfigure(const EngineControl& control) {
     const std::uint32_t want_cap = active ? cap : 0;
     if (active == b.active && want_cap == b.capacity && rate[s] == b.rate) continue;
     // A kernel joining starts with an empty bucket; a rate change keeps the fill.
-    model_->step(Ref::Inputs::configure(static_cast<std::uint32_t>(s), active, want_cap, rate[s], !b.active));
-    ++cycles_;
+    step(Ref::Inputs::configure(static_cast<std::uint32_t>(s), active, want_cap, rate[s], !b.active));
     b.active = active;
     b.capacity = want_cap;
     b.rate = rate[s];
@@ -114,17 +127,20 @@ std::optional<KernelId> LeakyBucketPolicy::head(const EngineControl& control) {
     return pending_;
   }
   pending_.reset();
+  // latency=hardware: the steps below take the cycles from the first edge at or after now (the
+  // interleaver waits for demand, so idle time passes without steps).
+  if (hardware_latency_) next_cycle_ = std::max(next_cycle_, edge_at(control.now(), clock_mhz_));
   for (std::uint64_t i = 0; i < kMaxCyclesPerGrant; ++i) {
     reconfigure(control);
     if (std::none_of(buckets_.begin(), buckets_.end(), [](const Bucket& b) { return b.active; })) {
       return std::nullopt;
     }
-    const Ref::Outputs out = model_->step(Ref::Inputs::tick());
-    ++cycles_;
+    const Ref::Outputs out = step(Ref::Inputs::tick());
     if (!out.grant_valid) continue;
     const std::optional<KernelId> k = buckets_[out.grant_kernel].kernel;
     if (k && control.kernel(*k).active && control.kernel(*k).has_tbs_to_issue()) {
       pending_ = k;
+      pending_ready_ps_ = hardware_latency_ ? edge_time(next_cycle_ - 1, clock_mhz_) : 0;
       return k;
     }
   }
@@ -134,6 +150,11 @@ std::optional<KernelId> LeakyBucketPolicy::head(const EngineControl& control) {
 
 std::optional<KernelId> LeakyBucketPolicy::select_kernel(SmId sm, const EngineControl& control) {
   const std::optional<KernelId> k = head(control);
+  if (k && pending_ready_ps_ > control.now()) {
+    // latency=hardware: the grant comes out of the interleaver at a later edge; deal again then.
+    control.wake_at(pending_ready_ps_);
+    return std::nullopt;
+  }
   // Strict interleave order: when the next thread block does not fit here, this SM waits.
   if (!k || !control.can_issue(sm, *k)) return std::nullopt;
   // The SM driver issues what select_kernel returns when can_issue holds: the slot is used.
@@ -151,6 +172,10 @@ void LeakyBucketPolicy::on_kernel_arrival(KernelId kernel, EngineControl& contro
   buckets_[slot].kernel = kernel;
   reconfigure(control);
   control.deal_thread_blocks();  // one TB per SM per round, so the grant order spreads over the SMs
+}
+
+void LeakyBucketPolicy::on_timer(EngineControl& control) {
+  if (model_) control.deal_thread_blocks();
 }
 
 void LeakyBucketPolicy::on_sm_idle(SmId sm, EngineControl& control) {

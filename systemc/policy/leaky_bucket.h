@@ -17,6 +17,14 @@
 //
 // Kernels without thread blocks left leave the interleaving (their bucket is deactivated); the
 // others' capacity shrinks to keep the proportions. The policy never preempts.
+//
+// Timing (option latency, issue 21): instant (the default) treats the model's cycles as abstract, only
+// ordering the thread blocks. hardware clocks the model at the GPU's core clock in simulated time: each
+// model step (a bucket configured, an interleaving cycle) takes one cycle, no earlier than the edge at
+// or after the time it is needed, and a grant can be dispatched from the edge of its cycle on. So the
+// interleaver hands out at most one thread block per cycle: a kernel's arrival that deals a block to
+// each of 132 SMs takes 132 cycles, and an SM asking for a block before its grant is ready waits for it
+// (EngineControl::wake_at, then the blocks are dealt again).
 
 #include <cstdint>
 #include <memory>
@@ -32,8 +40,8 @@ namespace gpumux {
 
 class LeakyBucketPolicy final : public SchedulingPolicy {
  public:
-  LeakyBucketPolicy(std::vector<std::uint32_t> shares, bool compensate);
-  /// Options: shares=a:b:... (per process in workload order), compensate=on|off.
+  LeakyBucketPolicy(std::vector<std::uint32_t> shares, bool compensate, bool hardware_latency = false);
+  /// Options: shares=a:b:... (per process in workload order), compensate=on|off, latency=instant|hardware.
   [[nodiscard]] static const OptionSpecs& option_specs();
   /// From values parsed against option_specs().
   [[nodiscard]] static std::unique_ptr<SchedulingPolicy> create(const OptionValues& options);
@@ -44,6 +52,7 @@ class LeakyBucketPolicy final : public SchedulingPolicy {
   void on_tb_finished(SmId sm, KernelId kernel, TimePs duration_ps, EngineControl& control) override;
   void on_kernel_finished(KernelId kernel, EngineControl& control) override;
   [[nodiscard]] std::optional<KernelId> select_kernel(SmId sm, const EngineControl& control) override;
+  void on_timer(EngineControl& control) override;
 
   [[nodiscard]] const LeakyBucketReference* model() const { return model_.get(); }
   /// Interleaving cycles the model was clocked for.
@@ -67,6 +76,8 @@ class LeakyBucketPolicy final : public SchedulingPolicy {
   void reconfigure(const EngineControl& control);
   /// The kernel of the next thread block in the interleave order (clocks the model as needed).
   std::optional<KernelId> head(const EngineControl& control);
+  /// One model step; with latency=hardware it takes the next clock cycle.
+  LeakyBucketReference::Outputs step(const LeakyBucketReference::Inputs& in);
   [[nodiscard]] std::uint32_t share_of(KernelId kernel, const EngineControl& control) const;
   [[nodiscard]] double mean_tb_ps(KernelId kernel, const EngineControl& control) const;
 
@@ -77,6 +88,10 @@ class LeakyBucketPolicy final : public SchedulingPolicy {
   std::optional<KernelId> pending_;
   std::vector<Duration> durations_;  ///< per KernelId
   std::uint64_t cycles_ = 0;
+  bool hardware_latency_;
+  double clock_mhz_ = 0;          ///< latency=hardware: the core clock
+  std::uint64_t next_cycle_ = 0;  ///< latency=hardware: the cycle of the model's next step
+  TimePs pending_ready_ps_ = 0;   ///< latency=hardware: when pending_'s grant can be dispatched
 };
 
 }  // namespace gpumux

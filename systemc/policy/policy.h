@@ -97,8 +97,9 @@ class EngineControl {
   virtual void deal_thread_blocks() = 0;
   /// Call on_timer at `at_ps` (at or after now): a policy whose decisions take simulated time (its
   /// hardware's latency) is woken when the next one is due. One request is pending at a time; a new
-  /// one replaces it. Not an action: it may be called from any hook, and from on_tb_started.
-  virtual void wake_at(TimePs at_ps) = 0;
+  /// one replaces it. Not an action (it changes nothing a policy reads): it may be called from any hook
+  /// and from the queries (select_kernel: the leaky bucket's next grant is not ready yet).
+  virtual void wake_at(TimePs at_ps) const = 0;
 };
 
 /// Of the launches waiting in command buffers, the one that reached the execution engine first

@@ -289,6 +289,7 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
       variants.push_back({"dss", {{"tokens", "kernel"}}});
       variants.push_back({"dss", {{"latency", "hardware"}}});  // decisions after the scan, on a timer
     }
+    if (info.name == "leaky-bucket") variants.push_back({"leaky-bucket", {{"latency", "hardware"}}});
   }
   std::vector<SimulationSpec> specs;
   std::vector<std::string> labels;
@@ -358,6 +359,7 @@ TEST(Property, RunningAheadOfSystemCChangesNoResult) {
   std::vector<std::pair<std::string, PolicyOptions>> policies;
   for (const PolicyInfo& info : policy_registry()) policies.emplace_back(info.name, PolicyOptions{});
   policies.emplace_back("dss", PolicyOptions{{"latency", "hardware"}});
+  policies.emplace_back("leaky-bucket", PolicyOptions{{"latency", "hardware"}});
   auto add_pairs = [&](const Generated& g, const std::string& what) {
     for (const auto& [policy, options] : policies) {
       for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {

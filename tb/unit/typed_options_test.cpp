@@ -198,7 +198,7 @@ TEST(PolicyOptionDeclarations, EffectiveValuesFillDefaults) {
       nlohmann::json::parse(
           R"({"token_bits": 16, "preempt_done_starts": "on", "tokens": "process", "latency": "hardware"})"));
   EXPECT_EQ(effective_policy_options("leaky-bucket", {{"shares", "3:1"}}),
-            nlohmann::json::parse(R"({"shares": [3, 1], "compensate": "on"})"));
+            nlohmann::json::parse(R"({"shares": [3, 1], "compensate": "on", "latency": "instant"})"));
   EXPECT_EQ(effective_policy_options("ppq", {}), nlohmann::json::parse(R"({"access": "shared"})"));
   EXPECT_EQ(effective_policy_options("srtf", {}),
             nlohmann::json::parse(R"({"sample": "first-to-end", "decide": "per-sm"})"));

@@ -1,9 +1,10 @@
-// DSS with its decision latency charged in simulated time (policy option latency=hardware, issue 21;
-// policy/dss.h): the model is clocked at the GPU's core clock, so on an idle 13-SM K20c the first SM is
-// given to an arriving kernel one serial scan (N + 1 = 14 cycles, Tanasic 3.4) after the kernel arrived,
-// and the last of 13 SMs 13 scans after it; with latency=instant both happen at the arrival. Runs with
-// the latency charged keep every invariant (the property tests run random workloads with it too) and are
-// deterministic.
+// Policies with their hardware's latency charged in simulated time (policy option latency=hardware,
+// issue 21). DSS (policy/dss.h): the model is clocked at the GPU's core clock, so on an idle 13-SM K20c
+// the first SM is given to an arriving kernel one serial scan (N + 1 = 14 cycles, Tanasic 3.4) after the
+// kernel arrived, and the last of 13 SMs 13 scans after it; with latency=instant both happen at the
+// arrival. The leaky bucket (policy/leaky_bucket.h) hands out at most one thread block per cycle, so one
+// wave of 104 blocks takes at least 104 cycles to dispatch. Runs with the latency charged keep every
+// invariant (the property tests run random workloads with it too) and are deterministic.
 
 #include <gtest/gtest.h>
 
@@ -24,9 +25,9 @@ constexpr double kCyclePs = 1e6 / 706.0;
 
 /// One kernel of exactly one wave on the K20c (8 blocks per SM by threads and registers, 13 SMs),
 /// fixed 10 us blocks, under dss with `latency`.
-RunResult one_wave(const std::string& latency) {
+RunResult one_wave(const std::string& latency, const std::string& policy = "dss") {
   SimulationSpec spec = test::alone_fixed(test::k20c(), test::kernel("wave", 13 * 8, 10.0));
-  spec.policy = "dss";
+  spec.policy = policy;
   spec.policy_options = {{"latency", latency}};
   return simulate(spec);
 }
@@ -52,6 +53,20 @@ TEST(DssLatency, TheFirstSmTakesOneScanAndTheLastThirteen) {
   EXPECT_LT(last, 13 * 14 * kCyclePs + kCyclePs + 1)
       << "last assignment " << last / kCyclePs << " cycles late";
   EXPECT_EQ(a.thread_blocks, b.thread_blocks);
+  EXPECT_EQ(hardware.tbs_completed, 13U * 8U);
+}
+
+TEST(LeakyBucketLatency, OneThreadBlockPerCycle) {
+  const RunResult instant = one_wave("instant", "leaky-bucket");
+  const RunResult hardware = one_wave("hardware", "leaky-bucket");
+  ASSERT_EQ(hardware.kernels.size(), 1U);
+  // Instant: every block of the wave starts at the arrival and ends 10 us later.
+  EXPECT_EQ(instant.kernels[0].end_ps - instant.kernels[0].start_ps, 10'000'000U);
+  // Hardware: the 104th grant comes out at least 103 cycles after the first (a bucket configured and
+  // the first interleaving cycles come before it), so the wave ends that much later.
+  const auto late = static_cast<double>(hardware.kernels[0].end_ps - instant.kernels[0].end_ps);
+  EXPECT_GE(late, 103 * kCyclePs) << late / kCyclePs << " cycles";
+  EXPECT_LT(late, 2 * 104 * kCyclePs) << late / kCyclePs << " cycles";
   EXPECT_EQ(hardware.tbs_completed, 13U * 8U);
 }
 
