@@ -3,9 +3,10 @@
 //
 // The block holds the token counts of the Kernel Status Register Table (KSRT: one signed counter per
 // entry, negative = debt) and the fields of the SM Status Table (SMST) the policy needs, takes the
-// scheduling framework's events (at most one per cycle, no back-pressure), runs the serial search one
-// table entry per cycle and emits the table writes it decides: assign an idle SM to a kernel, or
-// reserve a running SM for a kernel that has fewer SMs than its tokens.
+// scheduling framework's events (at most one per cycle, no back-pressure), runs the search over the
+// tables, EntriesPerCycle entries per cycle (1: Tanasic's serial scan), and emits the table writes it
+// decides: assign an idle SM to a kernel, or reserve a running SM for a kernel that has fewer SMs than
+// its tokens.
 //
 // It is cycle-equivalent to the C++ reference model gpumux::DssReference
 // (systemc/policy/dss_reference.h): same inputs and outputs in every clock, same scan order,
@@ -15,13 +16,21 @@
 // Timing, in short (the header of dss_reference.h is the full contract):
 //  - An event is merged into the tables in the cycle it arrives; that cycle does no search work, and a
 //    search in progress restarts at scan index 0 in the next cycle.
-//  - A search (started by kernel_insert, sm_idle, and preempt_done) repeats iterations of N = max(NumSms,
-//    NumSlots) scan cycles plus one decision cycle: the search takes as many cycles as there are SMs,
-//    plus one to decide.
-//  - Scan cycle i looks at KSRT entry i and SMST entry i in parallel and updates three candidates:
-//    ksr_max (most tokens among kernels with thread blocks left), ksr_min (fewest tokens among kernels
-//    holding a running SM, with that kernel's lowest running SM) and the lowest idle SM. Ties go to the
-//    lowest index.
+//  - A search (started by kernel_insert, sm_idle, and preempt_done) repeats iterations of
+//    ceil(N / P) scan cycles plus one decision cycle, N = max(NumSms, NumSlots), P = EntriesPerCycle.
+//    At P = 1 this is Tanasic's serial scan (3.4: "This operation takes as many cycles as SMs"): N + 1
+//    cycles per iteration; at P = N a comparator tree over every entry: 2 cycles.
+//  - Scan cycle c looks at entries c*P .. c*P + P - 1 (lanes 0 .. P-1; entries past N are ignored),
+//    KSRT entry i and SMST entry i in parallel, and updates three candidates: ksr_max (most tokens
+//    among kernels with thread blocks left), ksr_min (fewest tokens among kernels holding a running
+//    SM, with that kernel's lowest running SM) and the lowest idle SM. Ties go to the lowest index.
+//  - The parallel search: a tournament tree (the grant tree of rtl/leaky_bucket.sv, three comparisons
+//    per node) over the registered candidates (leaf 0: the entries of earlier scan cycles) and the P
+//    lanes (leaves 1 .. P). Each candidate is a maximum or minimum over a key that ends in the index
+//    (ksr_max: tokens, then lower slot; ksr_min: tokens, then lower slot, then lower SM; idle: lower
+//    SM), and a node takes its right (higher-index) child only when that is strictly better, so the
+//    tree computes exactly what the serial scan computes over the same entries in index order: the same
+//    decisions for every P, only sooner. At P = 1 the tree is one node: the serial scan's compare.
 //  - Decision cycle: (1) idle SM and ksr_max: assign it, tokens[max]--; (2) else, when
 //    tokens[max] > tokens[min] + 1: reserve min's SM for max, tokens[min]++, tokens[max]--; (3) else
 //    stop. The outputs are Mealy (decision outputs in the decision cycle, from the registered state),
@@ -41,9 +50,8 @@
 // (entry i at bits [i*W +: W]).
 
 module dss_token_policy #(
-  /// N_SM: SMST entries (13 in Tanasic's K20c). The search takes max(NumSms, NumSlots) + 1 cycles per
-  /// iteration, so latency grows linearly with it; area grows linearly too (the scan reads one entry
-  /// per cycle through a NumSms:1 multiplexer instead of comparing all entries at once).
+  /// N_SM: SMST entries (13 in Tanasic's K20c). The search takes ceil(max(NumSms, NumSlots) /
+  /// EntriesPerCycle) + 1 cycles per iteration.
   parameter int unsigned NumSms = 13,
   /// KSRT entries (N_SM in Tanasic's design, which limits active kernels to the number of SMs).
   parameter int unsigned NumSlots = 13,
@@ -55,11 +63,20 @@ module dss_token_policy #(
   /// 1: every preempt_done starts a search (gpumux's extension, see dss_reference.h); 0: only
   /// Tanasic's two events (kernel inserted, SM became idle) do.
   parameter bit StartOnPreemptDone = 1'b1,
-  /// Scan length: cycles of one iteration before its decision cycle.
+  /// P: table entries compared per scan cycle, 1 .. max(NumSms, NumSlots). 1 is Tanasic's serial
+  /// scan (one entry per cycle through an N:1 multiplexer: least area, N + 1 cycles per decision);
+  /// larger P trades area (P lanes, each reading its kernel's tokens through a NumSlots:1 multiplexer,
+  /// and a comparator tree of P nodes) for latency (ceil(N / P) + 1 cycles). The decisions are the
+  /// same for every P (DssReference::Config::entries_per_cycle).
+  parameter int unsigned EntriesPerCycle = 1,
+  /// Scan length: table entries one iteration looks at.
   localparam int unsigned ScanLen = (NumSms > NumSlots) ? NumSms : NumSlots,
+  /// Scan cycles of one iteration before its decision cycle: ceil(ScanLen / EntriesPerCycle).
+  localparam int unsigned ScanCycles = (ScanLen + EntriesPerCycle - 1) / EntriesPerCycle,
   localparam int unsigned SmW = (NumSms > 1) ? $clog2(NumSms) : 1,
   localparam int unsigned SlotW = (NumSlots > 1) ? $clog2(NumSlots) : 1,
-  localparam int unsigned IdxW = (ScanLen > 1) ? $clog2(ScanLen) : 1
+  localparam int unsigned IdxW = (ScanLen > 1) ? $clog2(ScanLen) : 1,
+  localparam int unsigned CycW = (ScanCycles > 1) ? $clog2(ScanCycles) : 1
 ) (
   input  logic                       clk_i,
   // Lint waiver (SYNCASYNCNET): the assertions' `disable iff (!rst_ni)` reads the reset outside a
@@ -122,7 +139,7 @@ module dss_token_policy #(
 
   localparam logic [IdxW:0] NumSmsIdx   = (IdxW + 1)'(NumSms);
   localparam logic [IdxW:0] NumSlotsIdx = (IdxW + 1)'(NumSlots);
-  localparam logic [IdxW-1:0] LastIdx   = IdxW'(ScanLen - 1);
+  localparam logic [CycW-1:0] LastCycle = CycW'(ScanCycles - 1);
 
   ///////////
   // State //
@@ -163,8 +180,9 @@ module dss_token_policy #(
   (* mem2reg *) logic [SmstEntryW-1:0] smst_q [NumSms];
   (* mem2reg *) logic [SmstEntryW-1:0] smst_d [NumSms];
 
-  // Search registers of the current iteration
-  logic [IdxW-1:0]   scan_idx_q, scan_idx_d;
+  // Search registers of the current iteration. scan_idx_q is the scan cycle: the entries of cycle c
+  // are c*P .. c*P + P - 1 (at P = 1 it is the entry index of the serial scan).
+  logic [CycW-1:0]   scan_idx_q, scan_idx_d;
   logic              idle_valid_q, idle_valid_d;
   logic [SmW-1:0]    idle_sm_q, idle_sm_d;
   logic              max_valid_q, max_valid_d;
@@ -214,48 +232,156 @@ module dss_token_policy #(
     end
   end
 
-  /////////////////
+  ///////////////////
   // Scan datapath //
-  /////////////////
+  ///////////////////
 
-  logic [SlotW-1:0]  scan_slot;
-  logic [SmW-1:0]    scan_sm;
-  logic              scan_has_slot;  // index i names a KSRT entry
-  logic              scan_has_sm;    // index i names an SM
-  ksrt_entry_t       scan_slot_entry;
+  // The candidates of a set of entries: a node of the search tree.
+  typedef struct packed {
+    logic              max_valid;   // ksr_max: a kernel with thread blocks left
+    logic [SlotW-1:0]  max_slot;
+    logic [TokenW-1:0] max_tokens;
+    logic              idle_valid;  // the lowest idle SM
+    logic [SmW-1:0]    idle_sm;
+    logic              min_valid;   // ksr_min: a kernel holding a running SM, and its lowest one
+    logic [SlotW-1:0]  min_slot;
+    logic [TokenW-1:0] min_tokens;
+    logic [SmW-1:0]    min_sm;
+  } cand_t;
+
+  localparam int unsigned CandW = 3 + 2 * SlotW + 2 * TokenW + 2 * SmW;
+
+  // Lanes: lane k reads entry c*P + k in scan cycle c. Its entries are wired into a column of
+  // ScanCycles words, read at the scan cycle, so a lane's multiplexer has ceil(N / P) inputs (none
+  // at P = N) rather than N. Columns are plain words (yosys 0.23 takes no struct variables in
+  // generate loops); an entry past the end of a table reads a copy of another entry, which the lane's
+  // has_slot / has_sm bits mask. The lane words are concatenated (lane k at bits [k*W +: W]).
+  logic [EntriesPerCycle*KsrtEntryW-1:0] lane_ksrt;
+  logic [EntriesPerCycle*SmstEntryW-1:0] lane_smst;
+
+  for (genvar k = 0; k < EntriesPerCycle; k++) begin : g_lane
+    (* mem2reg *) logic [KsrtEntryW-1:0] ksrt_col [ScanCycles];
+    (* mem2reg *) logic [SmstEntryW-1:0] smst_col [ScanCycles];
+    always_comb begin
+      for (int unsigned c = 0; c < ScanCycles; c++) begin
+        ksrt_col[c] = ksrt_q[(c * EntriesPerCycle + k) % NumSlots];
+        smst_col[c] = smst_q[(c * EntriesPerCycle + k) % NumSms];
+      end
+    end
+    assign lane_ksrt[k*KsrtEntryW +: KsrtEntryW] = ksrt_col[scan_idx_q];
+    assign lane_smst[k*SmstEntryW +: SmstEntryW] = smst_col[scan_idx_q];
+  end
+
+  // The tree (heap order: node n has children 2n+1 and 2n+2; leaf l is node Leaves-1+l, so the
+  // leaves run left to right in index order): leaf 0 holds the registered candidates (the entries
+  // of the earlier scan cycles of this iteration), leaves 1 .. P the lanes, the rest padding.
+  localparam int unsigned Leaves = 1 << $clog2(EntriesPerCycle + 1);
+  localparam int unsigned Nodes  = 2 * Leaves - 1;
+
+  (* mem2reg *) logic [CandW-1:0] node [Nodes];
+
+  logic [IdxW:0]     lane_idx;  // the entry lane l looks at
+  logic              lane_has_slot, lane_has_sm;
   // Lint waiver (UNUSEDSIGNAL): entries are read whole and only some of their fields are used.
   /* verilator lint_off UNUSEDSIGNAL */
-  smst_entry_t       scan_sm_entry;
-  ksrt_entry_t       scan_kernel_entry;  // the KSRT entry of SM i's kernel
+  ksrt_entry_t       lane_slot_entry;
+  smst_entry_t       lane_sm_entry;
+  ksrt_entry_t       lane_kernel_entry;  // the KSRT entry of the lane's SM's kernel
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [TokenW-1:0] scan_slot_tokens;
-  logic [SlotW-1:0]  scan_sm_kernel;
-  logic [TokenW-1:0] scan_kernel_tokens;
-  logic              take_max, take_idle, take_min;
+  cand_t             leaf, left, right, parent;
+  logic signed [TokenW-1:0] left_max, right_max, left_min, right_min;
 
-  assign scan_slot          = scan_idx_q[SlotW-1:0];
-  assign scan_sm            = scan_idx_q[SmW-1:0];
-  assign scan_has_slot      = {1'b0, scan_idx_q} < NumSlotsIdx;
-  assign scan_has_sm        = {1'b0, scan_idx_q} < NumSmsIdx;
-  assign scan_slot_entry    = ksrt_q[scan_slot];
-  assign scan_sm_entry      = smst_q[scan_sm];
-  assign scan_sm_kernel     = scan_sm_entry.kernel;
-  assign scan_kernel_entry  = ksrt_q[scan_sm_kernel];
-  assign scan_slot_tokens   = scan_slot_entry.tokens;
-  assign scan_kernel_tokens = scan_kernel_entry.tokens;
+  always_comb begin
+    lane_idx          = '0;
+    lane_has_slot     = 1'b0;
+    lane_has_sm       = 1'b0;
+    lane_slot_entry   = '0;
+    lane_sm_entry     = '0;
+    lane_kernel_entry = '0;
+    left              = '0;
+    right             = '0;
+    parent            = '0;
+    left_max          = '0;
+    right_max         = '0;
+    left_min          = '0;
+    right_min         = '0;
+    // Leaf 0: the candidates so far. In a one-cycle scan they are always the cleared ones (the
+    // scan cycle follows the clear at once), so the constant lets synthesis drop that merge.
+    leaf = '0;
+    if (ScanCycles > 1) begin
+      leaf.max_valid  = max_valid_q;
+      leaf.max_slot   = max_slot_q;
+      leaf.max_tokens = max_tokens_q;
+      leaf.idle_valid = idle_valid_q;
+      leaf.idle_sm    = idle_sm_q;
+      leaf.min_valid  = min_valid_q;
+      leaf.min_slot   = min_slot_q;
+      leaf.min_tokens = min_tokens_q;
+      leaf.min_sm     = min_sm_q;
+    end
+    node[Leaves-1] = leaf;
+    // Leaves 1 .. P: the lanes, each one entry's candidates (the serial scan's take conditions with
+    // no candidate so far).
+    for (int unsigned l = 0; l < EntriesPerCycle; l++) begin
+      lane_idx          = (IdxW + 1)'(scan_idx_q) * (IdxW + 1)'(EntriesPerCycle) + (IdxW + 1)'(l);
+      lane_has_slot     = lane_idx < NumSlotsIdx;
+      lane_has_sm       = lane_idx < NumSmsIdx;
+      lane_slot_entry   = lane_ksrt[l*KsrtEntryW +: KsrtEntryW];
+      lane_sm_entry     = lane_smst[l*SmstEntryW +: SmstEntryW];
+      lane_kernel_entry = ksrt_q[lane_sm_entry.kernel];
+      leaf            = '0;
+      leaf.max_valid  = lane_has_slot && lane_slot_entry.valid && lane_slot_entry.has_tbs;
+      leaf.max_slot   = lane_idx[SlotW-1:0];
+      leaf.max_tokens = lane_slot_entry.tokens;
+      leaf.idle_valid = lane_has_sm && lane_sm_entry.state == dss_pkg::SmIdle;
+      leaf.idle_sm    = lane_idx[SmW-1:0];
+      leaf.min_valid  = lane_has_sm && lane_sm_entry.state == dss_pkg::SmRunning &&
+                        lane_sm_entry.kernel_valid;
+      leaf.min_slot   = lane_sm_entry.kernel;
+      leaf.min_tokens = lane_kernel_entry.tokens;
+      leaf.min_sm     = lane_idx[SmW-1:0];
+      node[Leaves+l]  = leaf;
+    end
+    for (int unsigned l = EntriesPerCycle + 1; l < Leaves; l++) begin
+      node[Leaves-1+l] = '0;
+    end
+    // Bottom up: a node's children are set before it. The right child (higher indices) wins only
+    // when strictly better, so ties keep the lower index, as in the serial scan.
+    for (int n = Leaves - 2; n >= 0; n--) begin
+      left      = node[2*n+1];
+      right     = node[2*n+2];
+      left_max  = left.max_tokens;
+      right_max = right.max_tokens;
+      left_min  = left.min_tokens;
+      right_min = right.min_tokens;
+      parent    = left;
+      // ksr_max: strictly more tokens.
+      if (right.max_valid && (!left.max_valid || right_max > left_max)) begin
+        parent.max_valid  = 1'b1;
+        parent.max_slot   = right.max_slot;
+        parent.max_tokens = right.max_tokens;
+      end
+      // Lowest idle SM.
+      if (right.idle_valid && !left.idle_valid) begin
+        parent.idle_valid = 1'b1;
+        parent.idle_sm    = right.idle_sm;
+      end
+      // ksr_min: fewer tokens, or as many in a lower slot. The first SM of the final ksr_min sets
+      // min_sm and no later SM of the same slot displaces it.
+      if (right.min_valid &&
+          (!left.min_valid || right_min < left_min ||
+           (right_min == left_min && right.min_slot < left.min_slot))) begin
+        parent.min_valid  = 1'b1;
+        parent.min_slot   = right.min_slot;
+        parent.min_tokens = right.min_tokens;
+        parent.min_sm     = right.min_sm;
+      end
+      node[n] = parent;
+    end
+  end
 
-  // ksr_max: strictly more tokens replaces the candidate, so ties keep the lowest slot.
-  assign take_max = scan_has_slot && scan_slot_entry.valid && scan_slot_entry.has_tbs &&
-                    (!max_valid_q || $signed(scan_slot_tokens) > $signed(max_tokens_q));
-  // Lowest idle SM.
-  assign take_idle = scan_has_sm && scan_sm_entry.state == dss_pkg::SmIdle && !idle_valid_q;
-  // ksr_min over running SMs with a kernel: fewer tokens, or as many in a lower slot. The first SM of
-  // the final ksr_min sets min_sm and no later SM of the same slot displaces it.
-  assign take_min = scan_has_sm && scan_sm_entry.state == dss_pkg::SmRunning &&
-                    scan_sm_entry.kernel_valid &&
-                    (!min_valid_q ||
-                     $signed(scan_kernel_tokens) < $signed(min_tokens_q) ||
-                     (scan_kernel_tokens == min_tokens_q && scan_sm_kernel < min_slot_q));
+  cand_t scan_result;  // the candidates after this scan cycle
+  assign scan_result = node[0];
 
   ////////////////////
   // Decision rules //
@@ -329,23 +455,18 @@ module dss_token_policy #(
       min_tokens_d = '0;
       min_sm_d     = '0;
     end else if (scan_cycle) begin
-      if (take_max) begin
-        max_valid_d  = 1'b1;
-        max_slot_d   = scan_slot;
-        max_tokens_d = scan_slot_tokens;
-      end
-      if (take_idle) begin
-        idle_valid_d = 1'b1;
-        idle_sm_d    = scan_sm;
-      end
-      if (take_min) begin
-        min_valid_d  = 1'b1;
-        min_slot_d   = scan_sm_kernel;
-        min_tokens_d = scan_kernel_tokens;
-        min_sm_d     = scan_sm;
-      end
-      scan_idx_d = scan_idx_q + IdxW'(1);
-      if (scan_idx_q == LastIdx) begin
+      // The tree's root: unchanged where this cycle's entries are not better (leaf 0 wins ties).
+      max_valid_d  = scan_result.max_valid;
+      max_slot_d   = scan_result.max_slot;
+      max_tokens_d = scan_result.max_tokens;
+      idle_valid_d = scan_result.idle_valid;
+      idle_sm_d    = scan_result.idle_sm;
+      min_valid_d  = scan_result.min_valid;
+      min_slot_d   = scan_result.min_slot;
+      min_tokens_d = scan_result.min_tokens;
+      min_sm_d     = scan_result.min_sm;
+      scan_idx_d   = scan_idx_q + CycW'(1);
+      if (scan_idx_q == LastCycle) begin
         phase_d = PhaseDecide;
       end
     end else if (decide_cycle) begin
@@ -552,6 +673,8 @@ module dss_token_policy #(
   initial begin
     ParamTokenW_A: assert (TokenW >= 2 && TokenW <= 31 && NumSms <= TokenMaxI && InTokenW >= TokenW)
       else $fatal(1, "dss_token_policy: TokenW=%0d cannot count the debt of %0d SMs", TokenW, NumSms);
+    ParamEntriesPerCycle_A: assert (EntriesPerCycle >= 1 && EntriesPerCycle <= ScanLen)
+      else $fatal(1, "dss_token_policy: EntriesPerCycle=%0d outside 1..%0d", EntriesPerCycle, ScanLen);
   end
 
   // Event protocol (the reference model throws std::invalid_argument on these).

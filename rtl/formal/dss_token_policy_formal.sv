@@ -7,6 +7,8 @@ module dss_token_policy_formal #(
   parameter int unsigned NumSlots = 2,
   parameter int unsigned TokenW = 4,
   parameter bit StartOnPreemptDone = 1'b1,
+  /// Entries the search compares per cycle (the design's EntriesPerCycle).
+  parameter int unsigned EntriesPerCycle = 1,
   /// Insert token width: a few bits wider than TokenW covers clamping at both ends.
   parameter int unsigned InTokenW = 6,
   localparam int unsigned ScanLen = (NumSms > NumSlots) ? NumSms : NumSlots,
@@ -38,7 +40,7 @@ module dss_token_policy_formal #(
 
   dss_token_policy #(
     .NumSms(NumSms), .NumSlots(NumSlots), .TokenW(TokenW), .InTokenW(InTokenW),
-    .StartOnPreemptDone(StartOnPreemptDone)
+    .StartOnPreemptDone(StartOnPreemptDone), .EntriesPerCycle(EntriesPerCycle)
   ) u_dut (
     .clk_i, .rst_ni(rst_n), .event_kind_i, .event_index_i, .event_tokens_i, .event_flag_i,
     .assign_valid_o(assign_valid), .assign_sm_o(assign_sm), .assign_slot_o(assign_slot),
@@ -49,7 +51,8 @@ module dss_token_policy_formal #(
   );
 
   dss_token_policy_props #(
-    .NumSms(NumSms), .NumSlots(NumSlots), .TokenW(TokenW), .InTokenW(InTokenW)
+    .NumSms(NumSms), .NumSlots(NumSlots), .TokenW(TokenW), .InTokenW(InTokenW),
+    .EntriesPerCycle(EntriesPerCycle)
   ) u_props (
     .clk_i, .rst_ni(rst_n), .event_kind_i, .event_index_i, .event_tokens_i,
     .assign_valid_o(assign_valid), .assign_sm_o(assign_sm), .assign_slot_o(assign_slot),

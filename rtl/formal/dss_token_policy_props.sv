@@ -20,15 +20,19 @@
 //    counts unchanged and an assignment lowers it by exactly one; counts stay in range.
 //  - TablesConsistent: an SM's kernel / next field names a KSRT entry holding a kernel; an idle SM
 //    has neither, a running SM no next (DssReference::check_invariants).
-//  - SearchBounded: a decision comes exactly ScanLen cycles after its iteration started (a full
-//    scan), and an iteration ends (decision or stop) within ScanLen + 1 cycles.
+//  - SearchBounded: a decision comes exactly ScanCycles = ceil(ScanLen / EntriesPerCycle) cycles
+//    after its iteration started (a full scan, P entries per cycle), and an iteration ends (decision
+//    or stop) within ScanCycles + 1 cycles.
 
 module dss_token_policy_props #(
   parameter int unsigned NumSms = 3,
   parameter int unsigned NumSlots = 2,
   parameter int unsigned TokenW = 4,
   parameter int unsigned InTokenW = 32,
+  /// The design's EntriesPerCycle (P): a scan takes ceil(ScanLen / P) cycles.
+  parameter int unsigned EntriesPerCycle = 1,
   localparam int unsigned ScanLen = (NumSms > NumSlots) ? NumSms : NumSlots,
+  localparam int unsigned ScanCycles = (ScanLen + EntriesPerCycle - 1) / EntriesPerCycle,
   localparam int unsigned SmW = (NumSms > 1) ? $clog2(NumSms) : 1,
   localparam int unsigned SlotW = (NumSlots > 1) ? $clog2(NumSlots) : 1,
   localparam int unsigned IdxW = (ScanLen > 1) ? $clog2(ScanLen) : 1,
@@ -164,7 +168,7 @@ module dss_token_policy_props #(
       end
       // A busy cycle after a full scan without an event or decision: the decision cycle that stops.
       past_decide_stop_q <= busy_o && event_kind_i == dss_pkg::EvNone && !assign_valid_o && !reserve_valid_o &&
-                            32'(iter_q) == ScanLen;
+                            32'(iter_q) == ScanCycles;
     end
   end
 
@@ -203,10 +207,10 @@ module dss_token_policy_props #(
 
       // SearchBounded
       if (busy_o) begin
-        IterationBounded_A: assert (32'(iter_q) <= ScanLen);
+        IterationBounded_A: assert (32'(iter_q) <= ScanCycles);
       end
       if (assign_valid_o || reserve_valid_o) begin
-        DecisionAfterFullScan_A: assert (32'(iter_q) == ScanLen);
+        DecisionAfterFullScan_A: assert (32'(iter_q) == ScanCycles);
       end
       if (past_valid_q && past_decide_stop_q) begin
         StopsAfterDecideCycle_A: assert (!busy_o);

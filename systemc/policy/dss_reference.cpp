@@ -24,8 +24,21 @@ DssReference::DssReference(const Config& config) : config_(config) {
                                 " SMs (need num_sms <= 2^(token_bits-1) - 1)");
   }
   scan_length_ = std::max(config_.num_sms, config_.num_slots);
+  if (config_.entries_per_cycle == 0 || config_.entries_per_cycle > scan_length_) {
+    throw std::invalid_argument("DssReference: entries_per_cycle must be 1.." + std::to_string(scan_length_) +
+                                " (max(num_sms, num_slots)), got " +
+                                std::to_string(config_.entries_per_cycle));
+  }
   reset();
 }
+
+std::uint32_t DssReference::scan_cycles(const Config& config) {
+  const std::uint32_t n = std::max(config.num_sms, config.num_slots);
+  const std::uint32_t p = std::max<std::uint32_t>(config.entries_per_cycle, 1);
+  return (n + p - 1) / p;
+}
+
+std::uint32_t DssReference::iteration_cycles(const Config& config) { return scan_cycles(config) + 1; }
 
 void DssReference::reset() {
   slots_.assign(config_.num_slots, Slot{});
@@ -58,8 +71,12 @@ DssReference::Outputs DssReference::step(const Inputs& in) {
       begin_scan();
     }
   } else if (phase_ == Phase::kScan) {
-    scan_entry(scan_.index);
-    if (++scan_.index == scan_length_) phase_ = Phase::kDecide;
+    // One scan cycle: entries index .. index + P - 1, folded in index order (what the RTL's tree of
+    // lower-index-wins merges computes; see the header).
+    const std::uint32_t end = std::min(scan_.index + config_.entries_per_cycle, scan_length_);
+    for (std::uint32_t i = scan_.index; i < end; ++i) scan_entry(i);
+    scan_.index = end;
+    if (scan_.index == scan_length_) phase_ = Phase::kDecide;
   } else if (phase_ == Phase::kDecide) {
     ++stats_.iterations;
     if (decide(out)) {
@@ -243,6 +260,11 @@ DssReference::Check DssReference::check_invariants() const {
   }
   if (phase_ == Phase::kScan && scan_.index >= scan_length_) {
     msg << "scan index " << scan_.index << " past the end (" << scan_length_ << ")";
+    return fail();
+  }
+  if (phase_ == Phase::kScan && scan_.index % config_.entries_per_cycle != 0) {
+    msg << "scan index " << scan_.index << " not at the start of a scan cycle (" << config_.entries_per_cycle
+        << " entries per cycle)";
     return fail();
   }
   return {};

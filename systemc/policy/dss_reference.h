@@ -31,14 +31,22 @@
 // no running SM, so it cannot be ksr_min; without this extra start, three kernels arriving together
 // settle at 4/6/3 SMs instead of 5/4/4 until some SM happens to go idle.
 //
-// The search (Algorithm 1 as hardware). One iteration is a serial scan of index i = 0 .. N-1, one
-// entry per cycle, N = max(num_sms, num_slots), followed by one decision cycle: N + 1 cycles. In
-// scan cycle i, slot i and SM i are examined in parallel:
+// The search (Algorithm 1 as hardware). One iteration is a scan of index i = 0 .. N-1,
+// N = max(num_sms, num_slots), P = entries_per_cycle entries per cycle, followed by one decision
+// cycle: ceil(N / P) + 1 cycles (iteration_cycles()). P = 1 is Tanasic's serial scan ("This operation
+// takes as many cycles as SMs", 3.4): N + 1 cycles. Scan cycle c examines entries c*P .. c*P + P - 1
+// (those below N); for each, slot i and SM i are examined in parallel:
 //   ksr_max  highest tokens among valid slots with has_tbs (ties: lowest slot index);
 //   ksr_min  lowest tokens among valid slots holding at least one running SM (reserved SMs do not
 //            count; ties: lowest slot index), with min_sm, the lowest-index running SM of that slot
 //            (SM i contributes candidate (tokens[kernel(i)], kernel(i)) when running with a kernel);
 //   idle_sm  lowest-index idle SM.
+// A scan cycle folds its entries into the candidates in index order, as the serial scan would one
+// cycle each: the three choices are a maximum / minimum over a key that includes the index (ksr_max:
+// most tokens, then lowest slot; ksr_min: fewest tokens, then lowest slot, then lowest SM; idle_sm:
+// lowest SM), so any grouping of the entries gives the same candidates and the decisions do not
+// depend on P, only the cycles they take do. The RTL reduces a cycle's P entries with a comparator
+// tree whose merge keeps the lower-index side on a tie.
 // Decision cycle:
 //   1. idle_sm and ksr_max exist: assign idle_sm to ksr_max (SM running), tokens[max]--.
 //   2. else ksr_max and ksr_min exist and tokens[max] > tokens[min] + 1: reserve min_sm for ksr_max
@@ -90,6 +98,10 @@ class DssReference {
     std::uint32_t num_slots = 13;       ///< KSRT entries (N_SM in Tanasic's design)
     std::uint32_t token_bits = 8;       ///< signed token width, 2..31; num_sms <= 2^(w-1) - 1
     bool start_on_preempt_done = true;  ///< see the header comment (false: Tanasic's two events only)
+    /// P: KSRT / SMST entries the search compares per cycle, 1 (Tanasic's serial scan) to N =
+    /// max(num_sms, num_slots) (a comparator tree over every entry: one scan cycle). Changes only the
+    /// cycles a decision takes (iteration_cycles()), never the decision.
+    std::uint32_t entries_per_cycle = 1;
   };
 
   /// The event kinds, encoded as the RTL's event_kind_i (declared once in rtl/dss_pkg.sv; the header is
@@ -155,7 +167,7 @@ class DssReference {
 
   /// The search registers of the current iteration.
   struct Scan {
-    std::uint32_t index = 0;  ///< next entry to scan (kScan)
+    std::uint32_t index = 0;  ///< next entry to scan (kScan): the scan cycle times entries_per_cycle
     bool idle_valid = false;
     std::uint32_t idle_sm = 0;
     bool max_valid = false;
@@ -195,8 +207,19 @@ class DssReference {
   [[nodiscard]] const Config& config() const { return config_; }
   [[nodiscard]] std::uint32_t num_sms() const { return config_.num_sms; }
   [[nodiscard]] std::uint32_t num_slots() const { return config_.num_slots; }
-  /// N: scan cycles per iteration (an iteration takes N + 1 cycles with its decision).
+  /// N = max(num_sms, num_slots): entries one iteration scans.
   [[nodiscard]] std::uint32_t scan_length() const { return scan_length_; }
+
+  /// Scan cycles per iteration for `config`: ceil(N / P), N = max(num_sms, num_slots), P =
+  /// entries_per_cycle (N at P = 1, 1 at P = N). Does not validate `config` (the constructor does).
+  [[nodiscard]] static std::uint32_t scan_cycles(const Config& config);
+  /// The decision latency of `config` in clock cycles: the cycles of one search iteration, its scan
+  /// (scan_cycles()) plus the decision cycle, ceil(N / P) + 1. A decision comes this many cycles after
+  /// the event cycle that started (or last restarted) its search, and each further decision of the
+  /// same search this many cycles after the previous one; a search that stops spends one more
+  /// iteration finding nothing to do. Filling an idle GPU with one kernel therefore takes
+  /// (num_sms + 1) x iteration_cycles() cycles after the event. Tanasic's serial scan (P = 1): N + 1.
+  [[nodiscard]] static std::uint32_t iteration_cycles(const Config& config);
   [[nodiscard]] std::int32_t token_min() const { return token_min_; }
   [[nodiscard]] std::int32_t token_max() const { return token_max_; }
   /// The range kernel_insert clamps its tokens to.

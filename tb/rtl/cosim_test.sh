@@ -29,6 +29,17 @@ same k20c-demo --gpu "$gpus/kepler-k20c.yaml" --workload "$workloads/demo-parboi
 same k20c-demo-drain --gpu "$gpus/kepler-k20c.yaml" --workload "$workloads/demo-parboil-4proc.yaml" --policy dss \
   --preemption drain --seed 2
 same gtx480-ercbench --gpu "$gpus/fermi-gtx480.yaml" --workload "$workloads/ercbench-pair.yaml" --policy dss --seed 1
+# The parallel search (policy option search_width = the RTL's EntriesPerCycle): a non-divisor of N and
+# the full tree, with decisions at once and with the search's cycles charged in simulated time
+# (latency=hardware), where the RTL is clocked cycle by cycle as the model's time advances.
+same k20c-demo-width5 --gpu "$gpus/kepler-k20c.yaml" --workload "$workloads/demo-parboil-4proc.yaml" --policy dss \
+  --policy-opt search_width=5 --seed 1
+same k20c-demo-width13-hw --gpu "$gpus/kepler-k20c.yaml" --workload "$workloads/demo-parboil-4proc.yaml" --policy dss \
+  --policy-opt search_width=13 --policy-opt latency=hardware --seed 1
+same gtx480-ercbench-width4-hw --gpu "$gpus/fermi-gtx480.yaml" --workload "$workloads/ercbench-pair.yaml" --policy dss \
+  --policy-opt search_width=4 --policy-opt latency=hardware --seed 1
+same k20c-demo-serial-hw --gpu "$gpus/kepler-k20c.yaml" --workload "$workloads/demo-parboil-4proc.yaml" --policy dss \
+  --policy-opt latency=hardware --seed 1
 
 # --wave: the RTL's waveform of a co-simulated run, on the model's time axis. The run is the k20c
 # demo's again (its stats.json must not change with --wave): its first DSS reservation, made at model

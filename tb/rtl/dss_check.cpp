@@ -182,7 +182,8 @@ std::string describe(const DssReference::Outputs& out) {
 std::string describe_config(const DssReference::Config& config) {
   std::ostringstream s;
   s << "NumSms=" << config.num_sms << " NumSlots=" << config.num_slots << " TokenW=" << config.token_bits
-    << " StartOnPreemptDone=" << config.start_on_preempt_done;
+    << " StartOnPreemptDone=" << config.start_on_preempt_done
+    << " EntriesPerCycle=" << config.entries_per_cycle;
   return s.str();
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "policy/dss.h"
@@ -16,5 +17,10 @@ namespace gpumux::rtl {
 /// sc_time_stamp(), read in cosim_main.cpp, since Verilator's headers must not see SystemC's).
 void install_dss_cosimulation(const std::string& wave, double core_clock_mhz,
                               std::function<std::uint64_t()> now);
+
+/// The implementation install_dss_cosimulation's factory builds for `config` (no wave): the Verilated
+/// block of the same parameters, search parallelism (entries_per_cycle) included. InputError when no
+/// such model is built (tb/rtl/CMakeLists.txt lists them).
+std::unique_ptr<DssImplementation> make_dss_rtl_implementation(const DssReference::Config& config);
 
 }  // namespace gpumux::rtl

@@ -18,6 +18,7 @@ module dss_token_policy_tb #(
   parameter int unsigned TokenW = 8,
   parameter int unsigned InTokenW = 32,
   parameter bit StartOnPreemptDone = 1'b1,
+  parameter int unsigned EntriesPerCycle = 1,
   localparam int unsigned SmW = (NumSms > 1) ? $clog2(NumSms) : 1,
   localparam int unsigned SlotW = (NumSlots > 1) ? $clog2(NumSlots) : 1,
   localparam int unsigned ScanLen = (NumSms > NumSlots) ? NumSms : NumSlots,
@@ -76,7 +77,8 @@ module dss_token_policy_tb #(
     .NumSlots          (NumSlots),
     .TokenW            (TokenW),
     .InTokenW          (InTokenW),
-    .StartOnPreemptDone(StartOnPreemptDone)
+    .StartOnPreemptDone(StartOnPreemptDone),
+    .EntriesPerCycle   (EntriesPerCycle)
   ) dut (
     .clk_i,
     .rst_ni,

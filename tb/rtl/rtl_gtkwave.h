@@ -98,6 +98,8 @@ inline void write_dss_gtkwave(const std::string& vcd, const DssReference::Config
   const unsigned sm_w = rtl_index_bits(c.num_sms);
   const unsigned slot_w = rtl_index_bits(c.num_slots);
   const unsigned idx_w = rtl_index_bits(c.num_sms > c.num_slots ? c.num_sms : c.num_slots);
+  // scan_idx_q counts scan cycles: ceil(N / P) of them (the entry index at P = 1).
+  const unsigned cycle_w = rtl_index_bits(DssReference::scan_cycles(c));
   const unsigned tok_w = c.token_bits;
   const unsigned state_w = dss_encoding::kSmStateW;
   const std::string tb = "dss_token_policy.dss_token_policy_tb.";
@@ -114,7 +116,7 @@ inline void write_dss_gtkwave(const std::string& vcd, const DssReference::Config
                     false});
   groups.push_back({"search FSM and scan",
                     {{dut + "phase_q", 2, phases, false},
-                     {dut + "scan_idx_q", idx_w, {}, false},
+                     {dut + "scan_idx_q", cycle_w, {}, false},
                      {dut + "idle_valid_q", 1, {}, false},
                      {dut + "idle_sm_q", sm_w, {}, false},
                      {dut + "max_valid_q", 1, {}, false},

@@ -9,6 +9,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/rng.h"
@@ -96,6 +97,31 @@ TEST(DssReference, RejectsTokenWidthsTooNarrowForTheDebt) {
   EXPECT_EQ(Ref(Ref::Config{20, 13}).scan_length(), 20U);
 }
 
+TEST(DssReference, EntriesPerCycleMustBeOneToTheScanLength) {
+  EXPECT_THROW(Ref(Ref::Config{13, 13, 8, true, 0}), std::invalid_argument);
+  EXPECT_THROW(Ref(Ref::Config{13, 13, 8, true, 14}), std::invalid_argument);
+  EXPECT_THROW(Ref(Ref::Config{4, 6, 4, true, 7}), std::invalid_argument);
+  EXPECT_NO_THROW(Ref(Ref::Config{4, 6, 4, true, 6}));  // N = max(SMs, slots): the KSRT is longer
+  EXPECT_NO_THROW(Ref(Ref::Config{13, 13, 8, true, 13}));
+  EXPECT_EQ(Ref::Config{}.entries_per_cycle, 1U);  // Tanasic's serial scan unless asked otherwise
+}
+
+TEST(DssReference, IterationCyclesAreTheScanCyclesCeilNOverPPlusTheDecision) {
+  // N = 13: 13 + 1 serially, a tree over all 13 entries scans in one cycle.
+  EXPECT_EQ(Ref::iteration_cycles(Ref::Config{13, 13, 8, true, 1}), 14U);
+  EXPECT_EQ(Ref::iteration_cycles(Ref::Config{13, 13, 8, true, 2}), 8U);
+  EXPECT_EQ(Ref::iteration_cycles(Ref::Config{13, 13, 8, true, 4}), 5U);
+  EXPECT_EQ(Ref::iteration_cycles(Ref::Config{13, 13, 8, true, 12}), 3U);
+  EXPECT_EQ(Ref::iteration_cycles(Ref::Config{13, 13, 8, true, 13}), 2U);
+  EXPECT_EQ(Ref::scan_cycles(Ref::Config{13, 13, 8, true, 13}), 1U);
+  // N is max(SMs, slots).
+  EXPECT_EQ(Ref::iteration_cycles(Ref::Config{15, 8, 8, true, 4}), 5U);
+  EXPECT_EQ(Ref::iteration_cycles(Ref::Config{4, 6, 4, true, 4}), 3U);
+  EXPECT_EQ(Ref::iteration_cycles(Ref::Config{132, 132, 9, true, 1}), 133U);
+  EXPECT_EQ(Ref::iteration_cycles(Ref::Config{132, 132, 9, true, 128}), 3U);
+  EXPECT_EQ(Ref::iteration_cycles(Ref::Config{264, 264, 10, true, 264}), 2U);
+}
+
 TEST(DssReference, SingleKernelTakesEveryIdleSmAndGoesIntoDebt) {
   Ref ref(Ref::Config{13, 13});
   const auto decisions = feed(ref, In::kernel_insert(0, 7));
@@ -137,6 +163,38 @@ TEST(DssReference, EachIterationScansOneEntryPerCycleThenDecides) {
     EXPECT_EQ(ref.stats().busy_cycles, (sms + 1U) * (n + 1U));
     EXPECT_EQ(ref.stats().max_search_cycles, (sms + 1U) * (n + 1U));
     EXPECT_EQ(ref.stats().searches, 1U);
+  }
+}
+
+TEST(DssReference, EachIterationScansPEntriesPerCycleThenDecides) {
+  struct Case {
+    std::uint32_t sms, slots, p;
+  };
+  for (const Case& k :
+       std::vector<Case>{{13, 13, 2}, {13, 13, 5}, {13, 13, 13}, {15, 8, 4}, {4, 6, 4}, {6, 3, 6}}) {
+    SCOPED_TRACE("sms " + std::to_string(k.sms) + " slots " + std::to_string(k.slots) + " P " +
+                 std::to_string(k.p));
+    Ref ref(Ref::Config{k.sms, k.slots, 8, true, k.p});
+    const std::uint32_t n = std::max(k.sms, k.slots);
+    const std::uint32_t scan = (n + k.p - 1) / k.p;  // ceil(N / P)
+    Ref::Outputs out = ref.step(In::kernel_insert(0, 1));
+    EXPECT_FALSE(out.busy);
+    for (std::uint32_t c = 0; c < scan; ++c) {
+      EXPECT_EQ(ref.phase(), Ref::Phase::kScan);
+      EXPECT_EQ(ref.scan().index, c * k.p);  // scan cycle c starts at entry c * P
+      out = ref.step(In::none());
+      EXPECT_TRUE(out.busy);
+      EXPECT_FALSE(out.assign.valid || out.reserve.valid) << "decision before the scan ended, cycle " << c;
+    }
+    EXPECT_EQ(ref.phase(), Ref::Phase::kDecide);
+    out = ref.step(In::none());
+    ASSERT_TRUE(out.assign.valid);
+    EXPECT_EQ(out.assign.sm, 0U);
+    while (ref.busy()) ref.step(In::none());
+    EXPECT_EQ(ref.stats().iterations, k.sms + 1U);
+    EXPECT_EQ(ref.stats().busy_cycles, (k.sms + 1U) * (scan + 1U));
+    EXPECT_EQ(Ref::iteration_cycles(ref.config()), scan + 1U);
+    EXPECT_EQ(running_for(ref, 0), k.sms);
   }
 }
 
@@ -434,6 +492,170 @@ TEST(DssReference, RandomEventsConserveTokensAndNeverDecideTwice) {
     Ref::Config c = Ref::Config{sms, slots, sms == 15 ? 5U : 8U, seed % 2 == 1};
     SCOPED_TRACE("sms " + std::to_string(sms) + " slots " + std::to_string(slots));
     random_run(c, seed++, 20000);
+  }
+}
+
+/// A legal event for the state of `ref` (kernel_insert, kernel_finish, sm_idle, preempt_done, has_tbs).
+In random_event(const Ref& ref, Rng& rng) {
+  std::vector<std::uint32_t> valid;
+  std::vector<std::uint32_t> free;
+  std::vector<std::uint32_t> reserved;
+  for (std::uint32_t k = 0; k < ref.num_slots(); ++k) (ref.slot(k).valid ? valid : free).push_back(k);
+  for (std::uint32_t s = 0; s < ref.num_sms(); ++s) {
+    if (ref.sm(s).state == Ref::SmState::kReserved) reserved.push_back(s);
+  }
+  const auto pick = [&](const std::vector<std::uint32_t>& v) {
+    return v[static_cast<std::size_t>(rng.below(v.size()))];
+  };
+  switch (rng.below(6)) {
+    case 0:
+      if (!free.empty()) {
+        // Mostly fair shares, sometimes past the clamping range.
+        const std::int32_t tokens = rng.below(10) == 0 ? (rng.below(2) == 0 ? -1000 : 1000)
+                                                       : static_cast<std::int32_t>(rng.below(40)) - 10;
+        return In::kernel_insert(pick(free), tokens);
+      }
+      break;
+    case 1:
+      if (!valid.empty()) return In::kernel_finish(pick(valid));
+      break;
+    case 2:
+      if (!reserved.empty()) return In::preempt_done(pick(reserved));
+      break;
+    case 3:
+      if (!valid.empty()) return In::has_tbs(pick(valid), rng.uniform() < 0.6);
+      break;
+    default:
+      break;
+  }
+  return In::sm_idle(static_cast<std::uint32_t>(rng.below(ref.num_sms())));
+}
+
+/// What a run of the same event schedule decided, in order.
+struct DecisionTrace {
+  std::vector<Ref::Outputs> decisions;
+  std::vector<Ref::Slot> slots;  ///< the tables at the end
+  std::vector<Ref::Sm> sms;
+  Ref::Stats stats;
+};
+
+/// Runs a random event schedule whose outcome cannot depend on the search's speed: each event is
+/// issued after the search in progress has made a drawn number of further decisions (or stopped), and
+/// then a drawn fraction of an iteration later, short of the next decision. A mid-scan event throws
+/// the partial scan away whatever P is, so the decisions must be the same for every P; what P changes
+/// is when they come. Checks that timing on the way: every decision, and every stop, comes exactly
+/// iteration_cycles() = ceil(N / P) + 1 cycles after the event or decision before it.
+DecisionTrace run_schedule(Ref::Config c, std::uint32_t p, std::uint64_t seed, int events) {
+  c.entries_per_cycle = p;
+  Ref ref(c);
+  const std::uint32_t n = std::max(c.num_sms, c.num_slots);
+  const std::uint64_t iteration = (n + p - 1) / p + 1;  // recomputed here, not taken from the model
+  EXPECT_EQ(Ref::iteration_cycles(c), iteration);
+  Rng rng(seed);
+  DecisionTrace trace;
+  std::uint64_t cycle = 0;
+  std::uint64_t anchor = 0;  // the cycle of the last event or decision: the current iteration began after it
+  // One cycle without an event; checks the iteration timing of a decision or a stop.
+  const auto clock = [&]() {
+    const bool was_busy = ref.busy();
+    const Ref::Outputs out = ref.step(In::none());
+    ++cycle;
+    const bool decided = out.assign.valid || out.reserve.valid;
+    if (decided || (was_busy && !ref.busy())) {
+      EXPECT_EQ(cycle - anchor, iteration)
+          << (decided ? "decision" : "stop") << " at cycle " << cycle << " (P " << p << ")";
+      anchor = cycle;
+    }
+    if (decided) trace.decisions.push_back(out);
+    return decided;
+  };
+  for (int e = 0; e < events && !::testing::Test::HasFailure(); ++e) {
+    const std::uint64_t more = rng.below(4);
+    const double fraction = rng.uniform();
+    for (std::uint64_t made = 0; ref.busy() && made < more;) made += clock() ? 1 : 0;
+    if (ref.busy()) {
+      // Mid-iteration: anchor is now (the last event or decision), the next decision comes at anchor +
+      // iteration; wait part of that.
+      const auto wait = static_cast<std::uint64_t>(fraction * static_cast<double>(iteration));
+      for (std::uint64_t w = 0; w < wait; ++w) EXPECT_FALSE(clock()) << "decision while waiting";
+    }
+    const In in = random_event(ref, rng);
+    const Ref::Outputs out = ref.step(in);
+    ++cycle;
+    EXPECT_FALSE(out.assign.valid || out.reserve.valid);
+    anchor = cycle;
+    const Ref::Check check = ref.check_invariants();
+    EXPECT_TRUE(check.ok) << check.message;
+  }
+  for (int guard = 0; ref.busy() && guard < 10'000'000; ++guard) clock();
+  EXPECT_FALSE(ref.busy());
+  trace.slots = ref.slots();
+  trace.sms = ref.sms();
+  trace.stats = ref.stats();
+  return trace;
+}
+
+TEST(DssReference, EntriesPerCycleChangesWhenDecisionsComeNotWhichDecisions) {
+  struct Case {
+    std::uint32_t sms, slots, token_bits;
+    bool preempt_done_starts;
+  };
+  std::uint64_t seed = 11;
+  for (const Case& k : std::vector<Case>{{13, 13, 8, true},
+                                         {15, 8, 8, true},
+                                         {4, 6, 4, false},
+                                         {6, 3, 4, true},
+                                         {16, 16, 6, true},
+                                         {5, 5, 4, true}}) {
+    const Ref::Config c{k.sms, k.slots, k.token_bits, k.preempt_done_starts};
+    const std::uint32_t n = std::max(k.sms, k.slots);
+    for (int run = 0; run < 4; ++run, ++seed) {
+      SCOPED_TRACE("sms " + std::to_string(k.sms) + " slots " + std::to_string(k.slots) + " seed " +
+                   std::to_string(seed));
+      const DecisionTrace serial = run_schedule(c, 1, seed, 300);
+      ASSERT_GT(serial.decisions.size(), 20U);
+      ASSERT_GT(serial.stats.reservations, 0U);
+      ASSERT_GT(serial.stats.restarts, 0U);  // events meet searches in progress, mid-scan
+      for (const std::uint32_t p : {2U, 3U, n}) {
+        SCOPED_TRACE("P " + std::to_string(p));
+        const DecisionTrace parallel = run_schedule(c, p, seed, 300);
+        ASSERT_EQ(parallel.decisions.size(), serial.decisions.size());
+        for (std::size_t i = 0; i < serial.decisions.size(); ++i) {
+          const Ref::Outputs& a = serial.decisions[i];
+          const Ref::Outputs& b = parallel.decisions[i];
+          EXPECT_EQ(b.assign.valid, a.assign.valid) << "decision " << i;
+          EXPECT_EQ(b.assign.sm, a.assign.sm) << "decision " << i;
+          EXPECT_EQ(b.assign.slot, a.assign.slot) << "decision " << i;
+          EXPECT_EQ(b.reserve.valid, a.reserve.valid) << "decision " << i;
+          EXPECT_EQ(b.reserve.sm, a.reserve.sm) << "decision " << i;
+          EXPECT_EQ(b.reserve.next_slot, a.reserve.next_slot) << "decision " << i;
+        }
+        for (std::uint32_t s = 0; s < k.slots; ++s) {
+          EXPECT_EQ(parallel.slots[s].valid, serial.slots[s].valid);
+          EXPECT_EQ(parallel.slots[s].tokens, serial.slots[s].tokens);
+        }
+        for (std::uint32_t s = 0; s < k.sms; ++s) {
+          EXPECT_EQ(parallel.sms[s].state, serial.sms[s].state);
+          EXPECT_EQ(parallel.sms[s].kernel, serial.sms[s].kernel);
+          EXPECT_EQ(parallel.sms[s].next, serial.sms[s].next);
+        }
+        EXPECT_EQ(parallel.stats.iterations, serial.stats.iterations);
+        EXPECT_EQ(parallel.stats.restarts, serial.stats.restarts);
+        EXPECT_EQ(parallel.stats.searches, serial.stats.searches);
+        EXPECT_LT(parallel.stats.busy_cycles, serial.stats.busy_cycles);  // P >= 2 here
+      }
+    }
+  }
+}
+
+TEST(DssReference, RandomEventsConserveTokensWithAParallelSearch) {
+  std::uint64_t seed = 101;
+  for (const auto& [sms, slots, p] : std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>>{
+           {13, 13, 2}, {13, 13, 13}, {4, 8, 3}, {8, 3, 5}, {15, 15, 4}}) {
+    SCOPED_TRACE("sms " + std::to_string(sms) + " slots " + std::to_string(slots) + " P " +
+                 std::to_string(p));
+    random_run(Ref::Config{sms, slots, sms == 15 ? 5U : 8U, seed % 2 == 1, p}, seed, 20000);
+    ++seed;
   }
 }
 
