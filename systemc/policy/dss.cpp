@@ -66,11 +66,12 @@ int EqualShareTokens::tokens_for(ProcessId process, std::optional<int> os_tokens
 }
 
 DssPolicy::DssPolicy(std::uint32_t token_bits, bool start_on_preempt_done, TokenHolder holder,
-                     Latency latency)
+                     Latency latency, std::uint32_t search_width)
     : token_bits_(token_bits),
       start_on_preempt_done_(start_on_preempt_done),
       holder_(holder),
-      latency_(latency) {}
+      latency_(latency),
+      search_width_(search_width) {}
 
 const OptionSpecs& DssPolicy::option_specs() {
   static const OptionSpecs specs = {
@@ -87,6 +88,11 @@ const OptionSpecs& DssPolicy::option_specs() {
           "latency", {"instant", "hardware"}, "instant",
           "when decisions take effect: at once, or after the cycles the search hardware "
           "needs at the GPU's core clock (N + 1 per decision for the serial scan, Tanasic 3.4)"),
+      OptionSpec::integer(
+          "search_width", 1, 4096, 1,
+          "KSRT/SMST entries the search hardware compares per cycle (1: Tanasic's serial scan; "
+          "N = max(SMs, KSRT entries): a comparator tree); ceil(N / width) + 1 cycles per "
+          "decision, the same decisions (rtl/dss_token_policy.sv, docs/rtl-report.md)"),
   };
   return specs;
 }
@@ -96,7 +102,8 @@ std::unique_ptr<SchedulingPolicy> DssPolicy::create(const OptionValues& options)
   return std::make_unique<DssPolicy>(
       bits ? static_cast<std::uint32_t>(*bits) : 0U, options.on("preempt_done_starts"),
       options.choice("tokens") == "kernel" ? TokenHolder::kKernel : TokenHolder::kProcess,
-      options.choice("latency") == "hardware" ? Latency::kHardware : Latency::kInstant);
+      options.choice("latency") == "hardware" ? Latency::kHardware : Latency::kInstant,
+      static_cast<std::uint32_t>(options.integer("search_width")));
 }
 
 void DssPolicy::ensure_model(const EngineControl& control) {
@@ -106,6 +113,14 @@ void DssPolicy::ensure_model(const EngineControl& control) {
   config.num_slots = control.active_capacity();
   config.token_bits = token_bits_ != 0 ? token_bits_ : (config.num_sms <= 63 ? 8U : 16U);
   config.start_on_preempt_done = start_on_preempt_done_;
+  const std::uint32_t entries = std::max(config.num_sms, config.num_slots);
+  if (search_width_ > entries) {
+    throw InputError("policy dss: search_width " + std::to_string(search_width_) + " is more than the " +
+                     std::to_string(entries) +
+                     " entries the search compares on this GPU (max(SMs, KSRT entries)); at most " +
+                     std::to_string(entries));
+  }
+  config.entries_per_cycle = search_width_;
   try {
     model_ = std::make_unique<Ref>(config);
   } catch (const std::invalid_argument& e) {

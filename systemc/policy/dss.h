@@ -77,10 +77,13 @@ class DssPolicy final : public SchedulingPolicy {
   enum class Latency : std::uint8_t { kInstant, kHardware };
 
   /// token_bits 0: 8 bits up to 63 SMs, 16 above (see DssReference::Config::token_bits).
+  /// search_width: KSRT/SMST entries the search compares per cycle (DssReference::Config::
+  /// entries_per_cycle; 1: Tanasic's serial scan).
   explicit DssPolicy(std::uint32_t token_bits = 0, bool start_on_preempt_done = true,
-                     TokenHolder holder = TokenHolder::kProcess, Latency latency = Latency::kInstant);
+                     TokenHolder holder = TokenHolder::kProcess, Latency latency = Latency::kInstant,
+                     std::uint32_t search_width = 1);
   /// Options: token_bits (auto: 8 up to 63 SMs, else 16), preempt_done_starts (see DssReference),
-  /// tokens (process | kernel), latency (instant | hardware).
+  /// tokens (process | kernel), latency (instant | hardware), search_width (1 ..).
   [[nodiscard]] static const OptionSpecs& option_specs();
   /// From values parsed against option_specs().
   [[nodiscard]] static std::unique_ptr<SchedulingPolicy> create(const OptionValues& options);
@@ -153,6 +156,7 @@ class DssPolicy final : public SchedulingPolicy {
   bool start_on_preempt_done_;
   TokenHolder holder_;
   Latency latency_;
+  std::uint32_t search_width_;
   double clock_mhz_ = 0;                   ///< latency hardware: the core clock
   std::uint64_t next_cycle_ = 0;           ///< latency hardware: the model's next cycle to clock
   std::optional<std::uint64_t> decision_;  ///< latency hardware: the cycle of the next decision

@@ -438,7 +438,12 @@ check run-dss-cs 0 "$gpumux" run --gpu "$gpu" --workload "$src/configs/workloads
 check dss-preemptions-listed 0 python3 -c "import json; s=json.load(open('$work/dss/stats.json')); assert len(s['preemptions'])>0 and s['preemptions'][0]['mechanism']=='context-switch'"
 # Effective option values, defaults filled in.
 check ppq-policy-options 0 python3 -c "import json; s=json.load(open('$work/ppq/stats.json')); assert s['policy_options']=={'access': 'exclusive'}, s['policy_options']"
-check dss-policy-options 0 python3 -c "import json; s=json.load(open('$work/dss/stats.json')); assert s['policy_options']=={'token_bits': 'auto', 'preempt_done_starts': 'on', 'tokens': 'process', 'latency': 'instant'}, s['policy_options']"
+check dss-policy-options 0 python3 -c "import json; s=json.load(open('$work/dss/stats.json')); assert s['policy_options']=={'token_bits': 'auto', 'preempt_done_starts': 'on', 'tokens': 'process', 'latency': 'instant', 'search_width': 1}, s['policy_options']"
+
+# A DSS search wider than the entries it compares is a configuration mistake, not a silent clamp.
+check dss-search-width-too-wide 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy dss \
+  --policy-opt latency=hardware --policy-opt search_width=4096 --out "$work/n"
+expect_text dss-search-width-too-wide-msg "$work/err" "search_width 4096 is more than the"
 
 # Bad command-line input: exit 2, naming the option and its range, before any simulation.
 check seed-negative 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --seed -1 --out "$work/n"

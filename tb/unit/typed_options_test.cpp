@@ -192,11 +192,11 @@ TEST(PolicyOptionDeclarations, EffectiveValuesFillDefaults) {
   EXPECT_EQ(
       effective_policy_options("dss", {}),
       nlohmann::json::parse(
-          R"({"token_bits": "auto", "preempt_done_starts": "on", "tokens": "process", "latency": "instant"})"));
+          R"({"token_bits": "auto", "preempt_done_starts": "on", "tokens": "process", "latency": "instant", "search_width": 1})"));
   EXPECT_EQ(
       effective_policy_options("dss", {{"token_bits", "16"}, {"latency", "hardware"}}),
       nlohmann::json::parse(
-          R"({"token_bits": 16, "preempt_done_starts": "on", "tokens": "process", "latency": "hardware"})"));
+          R"({"token_bits": 16, "preempt_done_starts": "on", "tokens": "process", "latency": "hardware", "search_width": 1})"));
   EXPECT_EQ(effective_policy_options("leaky-bucket", {{"shares", "3:1"}}),
             nlohmann::json::parse(R"({"shares": [3, 1], "compensate": "on", "latency": "instant"})"));
   EXPECT_EQ(effective_policy_options("ppq", {}), nlohmann::json::parse(R"({"access": "shared"})"));
