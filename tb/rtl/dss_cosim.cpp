@@ -80,8 +80,9 @@ std::unique_ptr<DssImplementation> make_implementation(const DssReference::Confi
   if (matches(c, 13, 13, 8, 13)) return std::make_unique<RtlImplementation<Vdss_k20c_p13>>(c, wave, timebase);
   if (matches(c, 15, 8, 8, 1)) return std::make_unique<RtlImplementation<Vdss_gtx480>>(c, wave, timebase);
   if (matches(c, 15, 8, 8, 4)) return std::make_unique<RtlImplementation<Vdss_gtx480_p4>>(c, wave, timebase);
-  if (matches(c, 15, 8, 8, 15))
+  if (matches(c, 15, 8, 8, 15)) {
     return std::make_unique<RtlImplementation<Vdss_gtx480_p15>>(c, wave, timebase);
+  }
   throw InputError(
       "no Verilated dss_token_policy for " + describe_config(c) +
       " (built: NumSms=13 NumSlots=13 TokenW=8 with EntriesPerCycle 1, 2, 5 or 13, and NumSms=15 "

@@ -265,8 +265,9 @@ void expect_iteration_cycles(std::uint64_t expected, const std::string& tag) {
     if (lock.last().assign.valid) decisions.push_back(c);
   }
   ASSERT_EQ(decisions.size(), Set::config().num_sms);
-  for (std::size_t i = 0; i < decisions.size(); ++i)
+  for (std::size_t i = 0; i < decisions.size(); ++i) {
     EXPECT_EQ(decisions[i], (i + 1) * expected) << "decision " << i;
+  }
 }
 
 TEST(DssRtlCrosscheck, EachIterationTakesNumSmsScanCyclesPlusOneDecision) {
