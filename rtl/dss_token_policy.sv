@@ -65,9 +65,9 @@ module dss_token_policy #(
   parameter bit StartOnPreemptDone = 1'b1,
   /// P: table entries compared per scan cycle, 1 .. max(NumSms, NumSlots). 1 is Tanasic's serial
   /// scan (one entry per cycle through an N:1 multiplexer: least area, N + 1 cycles per decision);
-  /// larger P trades area (P lanes, each reading its kernel's tokens through a NumSlots:1 multiplexer,
-  /// and a comparator tree of P nodes) for latency (ceil(N / P) + 1 cycles). The decisions are the
-  /// same for every P (DssReference::Config::entries_per_cycle).
+  /// larger P trades area (P lanes, each reading its SM's kernel's tokens through a NumSlots:1
+  /// multiplexer, and a comparator tree over P + 1 leaves) for latency (ceil(N / P) + 1 cycles). The
+  /// decisions are the same for every P (DssReference::Config::entries_per_cycle).
   parameter int unsigned EntriesPerCycle = 1,
   /// Scan length: table entries one iteration looks at.
   localparam int unsigned ScanLen = (NumSms > NumSlots) ? NumSms : NumSlots,
