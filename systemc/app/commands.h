@@ -22,6 +22,10 @@ int bench_command(const std::vector<std::string>& args);
 int experiment_command(const std::vector<std::string>& args);
 /// gpumux phases: the phase analysis of kernel programs (app/phases_command.cpp).
 int phases_command(const std::vector<std::string>& args);
+/// gpumux profile: Liang 3.2's kernel profiles R[m], B[m] (app/profile_command.cpp).
+int profile_command(const std::vector<std::string>& args);
+/// gpumux stm: Liang's spatial-temporal schedules of kernel sets (app/stm_command.cpp).
+int stm_command(const std::vector<std::string>& args);
 
 /// KEY=VALUE strings (--policy-opt) as a map; InputError on a malformed item.
 [[nodiscard]] PolicyOptions parse_policy_options(const std::vector<std::string>& items);

@@ -25,6 +25,9 @@ usage:
   gpumux list policies|gpus|kernels [--gpu FILE]
   gpumux bench [--json] [--tbs N] [--gpu FILE] [--policy NAME] [--preemption M]
   gpumux phases --kernels FILE [--kernel NAME] [--gpu FILE] [--json]
+  gpumux profile --gpu FILE --kernels FILE [--kernel NAME]... --out FILE [--sm-model tb|warp] [--jobs N]
+  gpumux stm --profiles FILE --set K1,K2,... [--exhaustive] [--measure --gpu FILE --kernels FILE]
+             [--allocations] [--scaling N1,N2,...] [--json]
   gpumux --help | --version
 
 every simulation has a wall-clock limit: --timeout S, default 3600 s, 0 none
@@ -58,6 +61,8 @@ int main(int argc, char** argv) {
     if (command == "bench") return gpumux::bench_command(args);
     if (command == "experiment") return gpumux::experiment_command(args);
     if (command == "phases") return gpumux::phases_command(args);
+    if (command == "profile") return gpumux::profile_command(args);
+    if (command == "stm") return gpumux::stm_command(args);
     std::cerr << "gpumux: unknown command '" << command << "'\n\n" << kUsage;
     return gpumux::kExitBadInput;
   } catch (const gpumux::SimulationFailed& e) {

@@ -41,7 +41,7 @@ const std::vector<std::string_view> kWarpKeys = {"scheduler",
                                                  "memory_segment_bytes"};
 const std::vector<std::string_view> kUnitKeys = {"count", "latency_cycles"};
 const std::vector<std::string_view> kMemoryKeys = {
-    "bandwidth_gb_per_s", "latency_ns", "model", "dram", "l2", "l1", "tb_interference"};
+    "bandwidth_gb_per_s", "latency_ns", "model", "dram", "l2", "l1", "tb_interference", "capacity_mb"};
 const std::vector<std::string_view> kDramKeys = {
     "command_clock_mhz", "channels",         "banks",      "row_bytes",   "bus_bytes",
     "address_mapping",   "interleave_bytes", "read_queue", "write_queue", "write_drain_high",
@@ -307,6 +307,8 @@ MemoryConfig read_memory(const YamlNode& node) {
   // 0.1 GB/s (slower than any GPU memory since the 1990s) to 100 TB/s (30x HBM3).
   mem.bandwidth_gb_per_s = m.required("bandwidth_gb_per_s").as_number_in(0.1, 1e5, "GB/s");
   mem.latency_ns = m.required("latency_ns").as_number_in(0, 1e6, "ns");
+  // Up to 1 PB; 0 or absent: not given (nothing checks a capacity then).
+  if (const auto v = m.optional("capacity_mb")) mem.capacity_mb = v->as_u64_in(0, 1ULL << 30U, "MB");
   const std::string model = m.optional_string("model", "simple");
   if (model == "dram") {
     mem.model = MemoryModel::kDram;
@@ -498,6 +500,7 @@ nlohmann::json memory_document(const MemoryConfig& m) {
   const dram::DramTiming& t = d.timing;
   return {{"bandwidth_gb_per_s", m.bandwidth_gb_per_s},
           {"latency_ns", m.latency_ns},
+          {"capacity_mb", m.capacity_mb},
           {"model", m.model == MemoryModel::kDram ? "dram" : "simple"},
           {"tb_interference", m.tb_interference ? "on" : "off"},
           {"dram",

@@ -36,7 +36,7 @@ const std::vector<std::string_view> kKernelKeys = {
     "class2",         "launches",         "thread_blocks",
     "threads_per_tb", "registers_per_tb", "shared_memory_per_tb",
     "tb_time",        "reference",        "program",
-    "memory",         "interference"};
+    "memory",         "interference",     "global_memory_bytes"};
 const std::vector<std::string_view> kTbTimeKeys = {"mean_ns", "mean_us", "mean_cycles", "rsd_percent"};
 const std::vector<std::string_view> kMemoryKeys = {"bytes_per_tb", "l2_hit_percent"};
 const std::vector<std::string_view> kInterferenceKeys = {"pressure_per_sm_gb_per_s", "sensitivity"};
@@ -137,6 +137,10 @@ std::shared_ptr<const KernelDesc> read_kernel(const YamlNode& node, const std::s
   k->registers_per_tb = m.required_u32_in("registers_per_tb", 1, 1U << 24U, "registers");
   k->shared_memory_per_tb = m.optional_u32_in("shared_memory_per_tb", 0, 0, 64U << 20U, "bytes");
   k->tb_time = read_tb_time(m.required("tb_time"), gpu);
+  // Liang 3.2's G_i: the device memory the kernel's application allocates (up to 1 PB).
+  if (const auto v = m.optional("global_memory_bytes")) {
+    k->global_memory_bytes = v->as_u64_in(1, 1ULL << 50U, "bytes");
+  }
   if (const auto memory = m.optional("memory")) k->memory = read_memory(*memory);
   if (const auto interference = m.optional("interference")) {
     k->interference = read_interference(*interference);
@@ -257,6 +261,8 @@ nlohmann::json kernel_document(const KernelDesc& kernel) {
       {"shared_memory_per_tb", kernel.shared_memory_per_tb},
       {"tb_time", {{"mean_ps", kernel.tb_time.mean_ps}, {"rsd_percent", kernel.tb_time.rsd_percent}}},
       {"reference", kernel.reference}};
+  // Absent when not given, so the keys of kernels without one stay what they were.
+  if (kernel.global_memory_bytes > 0) document["global_memory_bytes"] = kernel.global_memory_bytes;
   // Absent without a `memory:` section, so the keys of kernels without one stay what they were.
   if (kernel.memory.bytes_per_tb > 0 || kernel.memory.l2_hit_percent > 0) {
     document["memory"] = {{"bytes_per_tb", kernel.memory.bytes_per_tb},

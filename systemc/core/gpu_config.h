@@ -102,6 +102,8 @@ struct CacheLevelConfig {
 struct MemoryConfig {
   double bandwidth_gb_per_s = 0;  ///< peak DRAM bandwidth shared by every initiator (1 GB = 1e9 B)
   double latency_ns = 0;          ///< fixed access latency added after service (simple)
+  /// Device memory size in MB (2^20 bytes; key memory.capacity_mb; Liang Eq. 4's Gb); 0: not given.
+  std::uint64_t capacity_mb = 0;
   MemoryModel model = MemoryModel::kSimple;
   dram::DramConfig dram;  ///< memory.dram (the dram model's channels)
   CacheLevelConfig l2;    ///< memory.l2: the whole L2, one slice per DRAM channel

@@ -61,6 +61,9 @@ struct KernelDesc {
   std::string class1;
   std::string class2;
   TbTimeProfile tb_time;
+  /// Device memory the kernel's application allocates (library key `global_memory_bytes`; Liang 3.2's
+  /// G_i, the memory-capacity constraint of Eq. 4); 0 when the library gives none.
+  std::uint64_t global_memory_bytes = 0;
   /// Memory traffic per thread block; zero bytes when the library gives none (no interference).
   TbMemoryProfile memory;
   /// Pressure on and sensitivity to co-runners; empty when the library gives none (Eq. 3 alone).

@@ -89,6 +89,14 @@ std::optional<OptionValue> parse_value(const OptionSpec& spec, const std::string
       }
       return OptionValue{std::move(list)};
     }
+    case OptionSpec::Type::kText:
+      // One line of printable text: it is echoed in messages and stats.json.
+      if (text.empty() || std::any_of(text.begin(), text.end(), [](char c) {
+            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+          })) {
+        return std::nullopt;
+      }
+      return OptionValue{text};
   }
   return std::nullopt;
 }
@@ -106,8 +114,10 @@ void check_default(const OptionSpec& spec) {
   if (std::holds_alternative<std::monostate>(spec.default_value) && spec.auto_meaning.empty()) {
     throw std::logic_error("option " + spec.name + ": no default");
   }
-  const bool empty_list = spec.type == OptionSpec::Type::kIntegerList &&
-                          std::get<std::vector<std::int64_t>>(spec.default_value).empty();
+  const bool empty_list =
+      (spec.type == OptionSpec::Type::kIntegerList &&
+       std::get<std::vector<std::int64_t>>(spec.default_value).empty()) ||
+      (spec.type == OptionSpec::Type::kText && std::get<std::string>(spec.default_value).empty());
   if (empty_list || std::holds_alternative<std::monostate>(spec.default_value)) return;
   if (!parse_value(spec, option_value_text(spec, spec.default_value))) {
     throw std::logic_error("option " + spec.name + ": default outside its range");
@@ -117,6 +127,9 @@ void check_default(const OptionSpec& spec) {
 std::string default_text(const OptionSpec& spec) {
   const auto* list = std::get_if<std::vector<std::int64_t>>(&spec.default_value);
   if (list != nullptr && list->empty()) return "none";
+  if (spec.type == OptionSpec::Type::kText && std::get<std::string>(spec.default_value).empty()) {
+    return "none";
+  }
   return option_value_text(spec, spec.default_value);
 }
 
@@ -179,6 +192,14 @@ OptionSpec OptionSpec::integer_list(std::string name, std::int64_t min, std::int
   return spec;
 }
 
+OptionSpec OptionSpec::text(std::string name, std::string empty_meaning, std::string help) {
+  OptionSpec spec = make(std::move(name), Type::kText, std::move(help));
+  spec.empty_meaning = std::move(empty_meaning);
+  spec.default_value = std::string();
+  check_default(spec);
+  return spec;
+}
+
 std::string option_range_text(const OptionSpec& spec) {
   switch (spec.type) {
     case OptionSpec::Type::kInteger:
@@ -194,6 +215,8 @@ std::string option_range_text(const OptionSpec& spec) {
     case OptionSpec::Type::kIntegerList:
       return "integers from " + std::to_string(spec.min_integer) + " to " + std::to_string(spec.max_integer) +
              " separated by '" + std::string(1, spec.separator) + "'";
+    case OptionSpec::Type::kText:
+      return "text on one line";
   }
   return "";
 }
@@ -243,6 +266,12 @@ bool OptionValues::on(const std::string& name) const {
 const std::string& OptionValues::choice(const std::string& name) const {
   const auto* v = std::get_if<std::string>(&at(name));
   if (v == nullptr) throw std::logic_error(owner_ + ": option " + name + " is not a choice");
+  return *v;
+}
+
+const std::string& OptionValues::text(const std::string& name) const {
+  const auto* v = std::get_if<std::string>(&at(name));
+  if (v == nullptr) throw std::logic_error(owner_ + ": option " + name + " is not text");
   return *v;
 }
 
@@ -303,6 +332,8 @@ OptionText option_text_from_json(const std::string& owner, const OptionSpecs& sp
     const auto spec =
         std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) { return s.name == key; });
     // An unknown name is left to parse_options, which words the error with the known names.
+    // The empty text is the default, written by leaving the option out.
+    if (spec != specs.end() && spec->type == OptionSpec::Type::kText && value == "") continue;
     if (spec == specs.end() || value.is_string()) {
       text[key] = value.is_string() ? value.get<std::string>() : value.dump();
     } else if (value.is_number_integer()) {

@@ -36,6 +36,7 @@ struct OptionSpec {
     kSwitch,       ///< on | off
     kChoice,       ///< one of `choices`
     kIntegerList,  ///< one or more integers in [min_integer, max_integer] separated by `separator`
+    kText,         ///< any text on one line (a file path); the default is empty, meaning `empty_meaning`
   };
 
   std::string name;
@@ -50,7 +51,7 @@ struct OptionSpec {
   /// kInteger only: when not empty, the word `auto` is accepted and is the default; this says what
   /// auto means (shown in help).
   std::string auto_meaning;
-  /// kIntegerList only: what an absent list means (shown in help); the default is the empty list.
+  /// kIntegerList and kText: what an absent value means (shown in help); the default is empty.
   std::string empty_meaning;
   OptionValue default_value;
 
@@ -68,6 +69,8 @@ struct OptionSpec {
   /// Default: the empty list, meaning `empty_meaning`.
   [[nodiscard]] static OptionSpec integer_list(std::string name, std::int64_t min, std::int64_t max,
                                                char separator, std::string empty_meaning, std::string help);
+  /// Free text on one line, e.g. a file path. Default: empty, meaning `empty_meaning`.
+  [[nodiscard]] static OptionSpec text(std::string name, std::string empty_meaning, std::string help);
 };
 
 using OptionSpecs = std::vector<OptionSpec>;
@@ -93,6 +96,8 @@ class OptionValues {
   [[nodiscard]] bool on(const std::string& name) const;
   [[nodiscard]] const std::string& choice(const std::string& name) const;
   [[nodiscard]] const std::vector<std::int64_t>& integer_list(const std::string& name) const;
+  /// kText: the text, empty when not given.
+  [[nodiscard]] const std::string& text(const std::string& name) const;
   /// {name: value} for every declared option: integers and reals as numbers, auto as "auto",
   /// switches as "on"/"off", choices as their name, lists as arrays of integers.
   [[nodiscard]] nlohmann::json to_json() const;

@@ -443,6 +443,7 @@ void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs
 
   KernelStatus& k = framework_.kernel(kernel);
   ++k.completed_tbs;
+  k.tb_time_ps += t - start_ps;
   call_hook("on_tb_finished", [&] { policy_->on_tb_finished(sm, kernel, t - start_ps, *this); });
   if (k.finished()) finish_kernel(kernel);
   settle_sm(sm);

@@ -42,6 +42,9 @@ struct KernelStatus {
   std::uint32_t next_tb = 0;     ///< next never-issued thread block index
   std::uint32_t issued_tbs = 0;  ///< issues, including re-issues of preempted TBs
   std::uint32_t completed_tbs = 0;
+  /// Sum of the completed thread blocks' run times (issue to completion; a preempted block's last run),
+  /// for its mean thread-block latency (Liang 3.2 profiling, step 1).
+  TimePs tb_time_ps = 0;
   std::deque<PtbqEntry> preempted_tbs;  ///< PTBQ: preempted TBs, issued before new ones (FIFO)
   std::uint32_t preemptions = 0;        ///< times an SM running this kernel was preempted
   Occupancy occupancy;                  ///< alone on one SM

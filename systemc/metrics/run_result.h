@@ -35,6 +35,9 @@ struct KernelRecord {
   std::uint32_t tbs_per_sm = 0;    ///< occupancy alone
   std::uint32_t preemptions = 0;   ///< times an SM running it was preempted
   std::uint64_t instructions = 0;  ///< warp instructions issued (warp-level SMs; 0 at TB level)
+  /// Sum of its completed thread blocks' run times (mean thread-block latency: / thread_blocks). Not in
+  /// stats.json; `gpumux profile` reads it (Liang 3.2).
+  TimePs tb_time_ps = 0;
 };
 
 /// One preemption of an SM.
@@ -115,7 +118,7 @@ struct RunResult {  // NOLINT(bugprone-exception-escape): holds a MemoryRecord (
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessRun, start_ps, end_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessResult, name, runs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelRecord, name, process, launch_ps, start_ps, end_ps, thread_blocks,
-                                   tbs_per_sm, preemptions, instructions)
+                                   tbs_per_sm, preemptions, instructions, tb_time_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PreemptionTrace, sm, kernel, mechanism, requested_ps, done_ps, bytes,
                                    drain_ps, trap_ps, save_start_ps, setup_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommandTrace, kind, process, stream, queue, bytes, queued_ps, issued_ps,
@@ -129,7 +132,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, bytes, transactions, busy_ps, p
                                    dram, tb_interference)
 static_assert(field_count<ProcessRun>() == 2, "ProcessRun changed: update its JSON line");
 static_assert(field_count<ProcessResult>() == 2, "ProcessResult changed: update its JSON line");
-static_assert(field_count<KernelRecord>() == 9, "KernelRecord changed: update its JSON line");
+static_assert(field_count<KernelRecord>() == 10, "KernelRecord changed: update its JSON line");
 static_assert(field_count<PreemptionTrace>() == 10, "PreemptionTrace changed: update its JSON line");
 static_assert(field_count<CommandTrace>() == 8, "CommandTrace changed: update its JSON line");
 static_assert(field_count<WarpSmStats>() == 13, "WarpSmStats changed: update its JSON line");
@@ -139,7 +142,7 @@ static_assert(field_count<RunResult>() == 17, "RunResult changed: update to_json
 
 /// Version of the RunResult JSON form (the child-to-parent transport and the baseline cache); from_json
 /// refuses any other version. Raise it whenever a field is added, removed or changes meaning.
-inline constexpr int kRunResultSchemaVersion = 4;
+inline constexpr int kRunResultSchemaVersion = 5;
 
 void to_json(nlohmann::json& j, const RunResult& r);
 void from_json(const nlohmann::json& j, RunResult& r);

@@ -35,6 +35,10 @@ const OptionSpecs& LeakyBucketPolicy::option_specs() {
       OptionSpec::choice("latency", {"instant", "hardware"}, "instant",
                          "interleaving cycles: abstract (only the order of thread blocks), or at the GPU's "
                          "core clock (at most one thread block dispatched per cycle)"),
+      OptionSpec::integer("gather_ns", 0, 1000000000, 0,
+                          "hold the first thread blocks until this long after the first kernel arrives, so "
+                          "kernels launched together are interleaved from their first block (as Liang's "
+                          "emulation, which merges them into one launch; gpumux profile uses it)"),
   };
   return specs;
 }
@@ -44,8 +48,10 @@ std::unique_ptr<SchedulingPolicy> LeakyBucketPolicy::create(const OptionValues& 
   for (const std::int64_t share : options.integer_list("shares")) {
     shares.push_back(static_cast<std::uint32_t>(share));
   }
-  return std::make_unique<LeakyBucketPolicy>(std::move(shares), options.on("compensate"),
-                                             options.choice("latency") == "hardware");
+  auto policy = std::make_unique<LeakyBucketPolicy>(std::move(shares), options.on("compensate"),
+                                                    options.choice("latency") == "hardware");
+  policy->gather_ps_ = static_cast<TimePs>(options.integer("gather_ns")) * 1000U;
+  return policy;
 }
 
 void LeakyBucketPolicy::ensure_model(const EngineControl& control) {
@@ -65,6 +71,7 @@ Ref::Outputs LeakyBucketPolicy::step(const Ref::Inputs& in) {
 }
 
 std::uint32_t LeakyBucketPolicy::share_of(KernelId kernel, const EngineControl& control) const {
+  if (share_function_) return std::min(share_function_(kernel), kMaxShare);
   const KernelStatus& k = control.kernel(kernel);
   const std::uint32_t p = index(k.process);
   if (p < shares_.size()) return shares_[p];
@@ -84,23 +91,24 @@ double LeakyBucketPolicy::mean_tb_ps(KernelId kernel, const EngineControl& contr
   return desc != nullptr && desc->tb_time.mean_ps > 0 ? static_cast<double>(desc->tb_time.mean_ps) : 1.0;
 }
 
+bool LeakyBucketPolicy::participates(KernelId kernel, const EngineControl& control) const {
+  const KernelStatus& k = control.kernel(kernel);
+  return k.active && k.has_tbs_to_issue() && share_of(kernel, control) > 0;
+}
+
 void LeakyBucketPolicy::reconfigure(const EngineControl& control) {
   // Participants: kernels in the KSRT with thread blocks left.
   std::vector<std::uint32_t> rate(buckets_.size(), 0);
   double shortest = 0;
   for (const Bucket& b : buckets_) {
-    if (!b.kernel || !control.kernel(*b.kernel).active || !control.kernel(*b.kernel).has_tbs_to_issue()) {
-      continue;
-    }
+    if (!b.kernel || !participates(*b.kernel, control)) continue;
     const double t = mean_tb_ps(*b.kernel, control);
     shortest = shortest == 0 ? t : std::min(shortest, t);
   }
   std::uint64_t capacity = 0;
   for (std::size_t s = 0; s < buckets_.size(); ++s) {
     const Bucket& b = buckets_[s];
-    if (!b.kernel || !control.kernel(*b.kernel).active || !control.kernel(*b.kernel).has_tbs_to_issue()) {
-      continue;
-    }
+    if (!b.kernel || !participates(*b.kernel, control)) continue;
     double r = static_cast<double>(share_of(*b.kernel, control) * kOne);
     if (compensate_) r *= shortest / mean_tb_ps(*b.kernel, control);
     rate[s] = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::lround(r)));
@@ -123,9 +131,7 @@ void LeakyBucketPolicy::reconfigure(const EngineControl& control) {
 
 std::optional<KernelId> LeakyBucketPolicy::head(const EngineControl& control) {
   if (!model_) return std::nullopt;
-  if (pending_ && control.kernel(*pending_).active && control.kernel(*pending_).has_tbs_to_issue()) {
-    return pending_;
-  }
+  if (pending_ && participates(*pending_, control)) return pending_;
   pending_.reset();
   // latency=hardware: the steps below take the cycles from the first edge at or after now (the
   // interleaver waits for demand, so idle time passes without steps).
@@ -138,7 +144,7 @@ std::optional<KernelId> LeakyBucketPolicy::head(const EngineControl& control) {
     const Ref::Outputs out = step(Ref::Inputs::tick());
     if (!out.grant_valid) continue;
     const std::optional<KernelId> k = buckets_[out.grant_kernel].kernel;
-    if (k && control.kernel(*k).active && control.kernel(*k).has_tbs_to_issue()) {
+    if (k && participates(*k, control)) {
       pending_ = k;
       pending_ready_ps_ = hardware_latency_ ? edge_time(next_cycle_ - 1, clock_mhz_) : 0;
       return k;
@@ -148,7 +154,12 @@ std::optional<KernelId> LeakyBucketPolicy::head(const EngineControl& control) {
                            " interleaving cycles although kernels have thread blocks");
 }
 
+bool LeakyBucketPolicy::gathering(const EngineControl& control) const {
+  return gather_until_ps_ && control.now() < *gather_until_ps_;
+}
+
 std::optional<KernelId> LeakyBucketPolicy::select_kernel(SmId sm, const EngineControl& control) {
+  if (gathering(control)) return std::nullopt;
   const std::optional<KernelId> k = head(control);
   if (k && pending_ready_ps_ > control.now()) {
     // latency=hardware: the grant comes out of the interleaver at a later edge; deal again then.
@@ -170,16 +181,21 @@ void LeakyBucketPolicy::on_kernel_arrival(KernelId kernel, EngineControl& contro
                              std::to_string(buckets_.size()));
   }
   buckets_[slot].kernel = kernel;
+  if (!gather_until_ps_) gather_until_ps_ = control.now() + gather_ps_;
+  if (gathering(control)) {
+    control.wake_at(*gather_until_ps_);  // on_timer deals them
+    return;
+  }
   reconfigure(control);
   control.deal_thread_blocks();  // one TB per SM per round, so the grant order spreads over the SMs
 }
 
 void LeakyBucketPolicy::on_timer(EngineControl& control) {
-  if (model_) control.deal_thread_blocks();
+  if (model_ && !gathering(control)) control.deal_thread_blocks();
 }
 
 void LeakyBucketPolicy::on_sm_idle(SmId sm, EngineControl& control) {
-  if (model_) control.request_issue(sm);
+  if (model_ && !gathering(control)) control.request_issue(sm);
 }
 
 void LeakyBucketPolicy::on_tb_finished(SmId /*sm*/, KernelId kernel, TimePs duration_ps,

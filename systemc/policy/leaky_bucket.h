@@ -25,8 +25,15 @@
 // interleaver hands out at most one thread block per cycle: a kernel's arrival that deals a block to
 // each of 132 SMs takes 132 cycles, and an SM asking for a block before its grant is ready waits for it
 // (EngineControl::wake_at, then the blocks are dealt again).
+//
+// Gathering (option gather_ns): no thread block is dealt until gather_ns after the first kernel's
+// arrival, so kernels submitted together (whose launch commands reach the GPU some ns apart over PCIe)
+// are interleaved from their first thread block, as in Liang's emulation framework, which merges them
+// into one launch (4.2). gpumux profile uses it for the dummy-kernel method (3.2). Only the first
+// kernels: later arrivals are dealt at once.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,7 +48,8 @@ namespace gpumux {
 class LeakyBucketPolicy final : public SchedulingPolicy {
  public:
   LeakyBucketPolicy(std::vector<std::uint32_t> shares, bool compensate, bool hardware_latency = false);
-  /// Options: shares=a:b:... (per process in workload order), compensate=on|off, latency=instant|hardware.
+  /// Options: shares=a:b:... (per process in workload order), compensate=on|off, latency=instant|hardware,
+  /// gather_ns=N.
   [[nodiscard]] static const OptionSpecs& option_specs();
   /// From values parsed against option_specs().
   [[nodiscard]] static std::unique_ptr<SchedulingPolicy> create(const OptionValues& options);
@@ -53,6 +61,13 @@ class LeakyBucketPolicy final : public SchedulingPolicy {
   void on_kernel_finished(KernelId kernel, EngineControl& control) override;
   [[nodiscard]] std::optional<KernelId> select_kernel(SmId sm, const EngineControl& control) override;
   void on_timer(EngineControl& control) override;
+
+  /// For a policy built on the interleaver (stm): each kernel's share from `shares` instead of the option
+  /// and the workload; a share of 0 keeps the kernel out of the interleaving (held back) for now. Call
+  /// control.deal_thread_blocks() after the shares change.
+  void set_share_function(std::function<std::uint32_t(KernelId)> shares) {
+    share_function_ = std::move(shares);
+  }
 
   [[nodiscard]] const LeakyBucketReference* model() const { return model_.get(); }
   /// Interleaving cycles the model was clocked for.
@@ -76,12 +91,18 @@ class LeakyBucketPolicy final : public SchedulingPolicy {
   void reconfigure(const EngineControl& control);
   /// The kernel of the next thread block in the interleave order (clocks the model as needed).
   std::optional<KernelId> head(const EngineControl& control);
+  /// Before the end of the gather window (option gather_ns).
+  [[nodiscard]] bool gathering(const EngineControl& control) const;
   /// One model step; with latency=hardware it takes the next clock cycle.
   LeakyBucketReference::Outputs step(const LeakyBucketReference::Inputs& in);
   [[nodiscard]] std::uint32_t share_of(KernelId kernel, const EngineControl& control) const;
   [[nodiscard]] double mean_tb_ps(KernelId kernel, const EngineControl& control) const;
 
+  /// Whether `kernel` takes part in the interleaving: in the KSRT, thread blocks left, a share above 0.
+  [[nodiscard]] bool participates(KernelId kernel, const EngineControl& control) const;
+
   std::vector<std::uint32_t> shares_;
+  std::function<std::uint32_t(KernelId)> share_function_;
   bool compensate_;
   std::unique_ptr<LeakyBucketReference> model_;
   std::vector<Bucket> buckets_;  ///< per KSRT entry
@@ -89,9 +110,11 @@ class LeakyBucketPolicy final : public SchedulingPolicy {
   std::vector<Duration> durations_;  ///< per KernelId
   std::uint64_t cycles_ = 0;
   bool hardware_latency_;
-  double clock_mhz_ = 0;          ///< latency=hardware: the core clock
-  std::uint64_t next_cycle_ = 0;  ///< latency=hardware: the cycle of the model's next step
-  TimePs pending_ready_ps_ = 0;   ///< latency=hardware: when pending_'s grant can be dispatched
+  double clock_mhz_ = 0;                   ///< latency=hardware: the core clock
+  std::uint64_t next_cycle_ = 0;           ///< latency=hardware: the cycle of the model's next step
+  TimePs pending_ready_ps_ = 0;            ///< latency=hardware: when pending_'s grant can be dispatched
+  TimePs gather_ps_ = 0;                   ///< option gather_ns
+  std::optional<TimePs> gather_until_ps_;  ///< end of the gather window, from the first arrival
 };
 
 }  // namespace gpumux

@@ -12,6 +12,7 @@
 #include "policy/priority.h"
 #include "policy/spatial.h"
 #include "policy/srtf.h"
+#include "policy/stm.h"
 
 namespace gpumux {
 
@@ -61,6 +62,10 @@ const std::vector<PolicyInfo>& policy_registry() {
          "fixed range of SMs and runs its kernels there in arrival order",
          SpatialPolicy::option_specs(), [](const OptionValues& o) { return SpatialPolicy::create(o); }},
         // Pai et al.: runtime-aware thread-block scheduling (policy/mpmax.h, policy/srtf.h).
+        {"stm",
+         "spatial-temporal multitasking (Liang 3.2, Fig. 3): phases and SM allocations from kernel profiles "
+         "(Algorithm 1), enforced by leaky-bucket interleaving",
+         StmPolicy::option_specs(), [](const OptionValues& o) { return StmPolicy::create(o); }},
         {"mpmax",
          "Just-in-time MPMax (Pai 5.2.2): each running kernel sets aside room for one TB of each "
          "co-runner per SM; TBs issued in FIFO order",

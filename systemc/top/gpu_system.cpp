@@ -165,7 +165,7 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
       if (by_kernel != nullptr && index(k.id) < by_kernel->size()) instructions += (*by_kernel)[index(k.id)];
     }
     r.kernels.push_back({k.desc->name, index(k.process), k.launch_ps, k.start_ps, k.end_ps, k.total_tbs,
-                         k.occupancy.tbs_per_sm, k.preemptions, instructions});
+                         k.occupancy.tbs_per_sm, k.preemptions, instructions, k.tb_time_ps});
   }
   for (const CommandRecord& c : dispatcher_->records()) {
     r.commands.push_back({static_cast<std::uint8_t>(c.command.kind), index(c.command.process),

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -34,7 +35,9 @@
 #include "policy/registry.h"
 #include "program/phase_analysis.h"
 #include "program/program_parser.h"
+#include "sm/occupancy.h"
 #include "sm/warp_scheduler/registry.h"
+#include "stm/kernel_profile.h"
 #include "top/simulation.h"
 
 namespace gpumux {
@@ -261,9 +264,50 @@ void check_counts(const Workload& w, const RunResult& r, const std::string& labe
 
 /// `base` under `policy` and preemption `mechanism`; spatial gives every process SMs of its own, so the GPU
 /// gets at least as many SMs as processes.
+/// A profile file for the stm policy covering every kernel of `spec`'s workload (Liang 3.2's R[m], B[m]),
+/// from the kernels' own descriptions: ceil(TB / (m x TBs per SM)) rounds of the mean thread-block time,
+/// and the library's bytes over that. The properties do not depend on how good the profiles are, only on
+/// the policy running whatever they make it decide.
+std::string stm_profiles_for(const SimulationSpec& spec) {
+  static int files = 0;
+  stm::ProfileSet set;
+  set.gpu = spec.gpu.name;
+  set.sms = spec.gpu.num_sms;
+  set.peak_bandwidth_gb_per_s = spec.gpu.memory.bandwidth_gb_per_s;
+  set.sm_model = spec.gpu.sm_model == SmModel::kWarp ? "warp" : "tb";
+  set.memory_model = "simple";
+  for (const ProcessSpec& p : spec.workload.processes) {
+    for (const StreamSpec& stream : p.streams) {
+      for (const CommandSpec& c : stream.commands) {
+        if (c.kind != CommandKind::kKernel || set.find(c.kernel->name) != nullptr) continue;
+        stm::KernelProfile k;
+        k.kernel = c.kernel->name;
+        k.thread_blocks = c.kernel->thread_blocks;
+        k.tb_latency_ns = static_cast<double>(c.kernel->tb_time.mean_ps) / 1e3;
+        const double per_sm = std::max(1U, compute_occupancy(*c.kernel, spec.gpu).tbs_per_sm);
+        for (std::uint32_t m = 1; m <= set.sms; ++m) {
+          const double rounds = std::ceil(c.kernel->thread_blocks / (m * per_sm));
+          k.latency_ns.push_back(std::max(1.0, rounds * k.tb_latency_ns));
+          k.bandwidth_gb_per_s.push_back(c.kernel->memory.dram_bytes_per_tb() * c.kernel->thread_blocks /
+                                         k.latency_ns.back());
+        }
+        set.kernels.push_back(std::move(k));
+      }
+    }
+  }
+  if (set.kernels.empty()) {  // copies only: a file needs a kernel, which no launch will ask for
+    set.kernels.push_back(
+        {"unused", 1, 0, 1, std::vector<double>(set.sms, 1.0), std::vector<double>(set.sms, 0.0)});
+  }
+  std::string path = testing::TempDir() + "property_stm_" + std::to_string(files++) + ".yaml";
+  stm::write_profile_file(path, set);
+  return path;
+}
+
 SimulationSpec policy_variant(const SimulationSpec& base, const std::string& policy,
                               PreemptionMechanism mechanism) {
   SimulationSpec spec = base;
+  if (policy == "stm") spec.policy_options["profiles"] = stm_profiles_for(spec);
   if (policy == "spatial") {
     const auto processes = static_cast<std::uint32_t>(spec.workload.processes.size());
     spec.gpu.num_sms = std::max(spec.gpu.num_sms, processes);
@@ -298,7 +342,7 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
     for (const Variant& v : variants) {
       for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
         SimulationSpec spec = policy_variant(g.spec, v.policy, m);
-        spec.policy_options = v.options;
+        spec.policy_options.insert(v.options.begin(), v.options.end());
         specs.push_back(spec);
         labels.push_back("seed " + std::to_string(seed) + ", policy " + v.policy +
                          (v.options.empty() ? "" : " (" + v.options.begin()->second + ")") +
@@ -364,7 +408,7 @@ TEST(Property, RunningAheadOfSystemCChangesNoResult) {
     for (const auto& [policy, options] : policies) {
       for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
         SimulationSpec spec = policy_variant(g.spec, policy, m);
-        spec.policy_options = options;
+        spec.policy_options.insert(options.begin(), options.end());
         for (bool ahead : {true, false}) {
           spec.run_ahead = ahead;
           specs.push_back(spec);
@@ -446,7 +490,7 @@ TEST(Property, NothingIsLostAtWarpLevelUnderAnySchedulerPolicyAndMechanism) {
         for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
           SimulationSpec spec = policy_variant(g.spec, policy, m);
           spec.gpu.warp.scheduler = scheduler.name;
-          spec.policy_options = options;
+          spec.policy_options.insert(options.begin(), options.end());
           batch.push_back(spec);
           labels.push_back("warp seed " + std::to_string(seed) + ", scheduler " + scheduler.name +
                            ", policy " + policy +

@@ -6,12 +6,14 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 
 #include "core/error.h"
 #include "core/typed_options.h"
 #include "policy/registry.h"
+#include "stm/kernel_profile.h"
 
 namespace gpumux {
 namespace {
@@ -198,7 +200,8 @@ TEST(PolicyOptionDeclarations, EffectiveValuesFillDefaults) {
       nlohmann::json::parse(
           R"({"token_bits": 16, "preempt_done_starts": "on", "tokens": "process", "latency": "hardware", "search_width": 1})"));
   EXPECT_EQ(effective_policy_options("leaky-bucket", {{"shares", "3:1"}}),
-            nlohmann::json::parse(R"({"shares": [3, 1], "compensate": "on", "latency": "instant"})"));
+            nlohmann::json::parse(
+                R"({"shares": [3, 1], "compensate": "on", "latency": "instant", "gather_ns": 0})"));
   EXPECT_EQ(effective_policy_options("ppq", {}), nlohmann::json::parse(R"({"access": "shared"})"));
   EXPECT_EQ(effective_policy_options("srtf", {}),
             nlohmann::json::parse(R"({"sample": "first-to-end", "decide": "per-sm"})"));
@@ -211,15 +214,28 @@ TEST(PolicyOptionDeclarations, EffectiveValuesFillDefaults) {
 }
 
 TEST(PolicyOptionDeclarations, EveryDefaultWrittenOutIsAcceptedAndSummariesLeaveOptionsToThem) {
+  // Options a policy cannot run without (stm's profile file), given in every call below.
+  stm::ProfileSet profiles;
+  profiles.gpu = "test";
+  profiles.sms = 2;
+  profiles.peak_bandwidth_gb_per_s = 100;
+  profiles.sm_model = "tb";
+  profiles.memory_model = "simple";
+  profiles.kernels.push_back({"k", 4, 0, 10, {20, 10}, {1, 2}});
+  const std::string profile_file = testing::TempDir() + "typed_options_profiles.yaml";
+  stm::write_profile_file(profile_file, profiles);
+  const std::map<std::string, PolicyOptions> required = {{"stm", {{"profiles", profile_file}}}};
   for (const PolicyInfo& info : policy_registry()) {
     EXPECT_EQ(info.summary.find("option"), std::string::npos) << info.name;
+    const PolicyOptions base = required.count(info.name) != 0 ? required.at(info.name) : PolicyOptions{};
     for (const OptionSpec& spec : info.options) {
       EXPECT_FALSE(spec.help.empty()) << info.name << " " << spec.name;
       const std::string text = option_value_text(spec, spec.default_value);
-      if (text.empty()) continue;  // the empty list: written by leaving the option out
-      EXPECT_NO_THROW((void)create_policy(info.name, {{spec.name, text}})) << info.name << " " << spec.name;
-      EXPECT_EQ(effective_policy_options(info.name, {{spec.name, text}}),
-                effective_policy_options(info.name, {}))
+      if (text.empty()) continue;  // the empty list or text: written by leaving the option out
+      PolicyOptions given = base;
+      given[spec.name] = text;
+      EXPECT_NO_THROW((void)create_policy(info.name, given)) << info.name << " " << spec.name;
+      EXPECT_EQ(effective_policy_options(info.name, given), effective_policy_options(info.name, base))
           << info.name << " " << spec.name;
     }
   }

@@ -32,5 +32,6 @@ struct AnalysisInfo {
 [[nodiscard]] AnalysisInfo pai_table_analysis();         ///< pai_table.cpp (Pai Tables 5-6)
 /// awatramani_warp_schedulers.cpp (Awatramani 3.5, Figs. 3.7-3.8)
 [[nodiscard]] AnalysisInfo awatramani_warp_schedulers_analysis();
+[[nodiscard]] AnalysisInfo liang_stm_analysis();  ///< liang_stm.cpp (Liang 6, Fig. 7)
 
 }  // namespace gpumux

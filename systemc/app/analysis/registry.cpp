@@ -5,9 +5,12 @@
 namespace gpumux {
 
 const std::vector<AnalysisInfo>& analysis_registry() {
-  static const std::vector<AnalysisInfo> registry = {summary_analysis(), tanasic_dss_analysis(),
-                                                     tanasic_priority_analysis(), pai_table_analysis(),
-                                                     awatramani_warp_schedulers_analysis()};
+  static const std::vector<AnalysisInfo> registry = {summary_analysis(),
+                                                     tanasic_dss_analysis(),
+                                                     tanasic_priority_analysis(),
+                                                     pai_table_analysis(),
+                                                     awatramani_warp_schedulers_analysis(),
+                                                     liang_stm_analysis()};
   return registry;
 }
 
