@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -53,14 +54,23 @@ double kernel_dram_bytes(const GpuConfig& gpu, const KernelDesc& kernel, const R
   return static_cast<double>(r.memory.bytes);
 }
 
+/// The record of process `process`'s launch: records are in the order the launches reached the engine,
+/// which over PCIe need not be the processes' order.
+const KernelRecord& launch_of(const RunResult& r, std::uint32_t process) {
+  for (const KernelRecord& k : r.kernels) {
+    if (k.process == process) return k;
+  }
+  throw std::logic_error("profiling run without a launch of process " + std::to_string(process));
+}
+
 nlohmann::json measure(const GpuConfig& gpu, const KernelDesc& kernel, const RunResult& r) {
-  const KernelRecord& k = r.kernels.at(0);
+  const KernelRecord& k = launch_of(r, 0);
   nlohmann::json j = {{"latency_ps", static_cast<double>(k.end_ps - k.start_ps)},
                       {"mean_tb_ps", static_cast<double>(k.tb_time_ps) / k.thread_blocks},
                       {"dram_bytes", kernel_dram_bytes(gpu, kernel, r)},
                       {"dummy_mean_tb_ps", 0.0}};
   if (r.kernels.size() > 1) {
-    const KernelRecord& d = r.kernels.at(1);
+    const KernelRecord& d = launch_of(r, 1);
     j["dummy_mean_tb_ps"] = static_cast<double>(d.tb_time_ps) / d.thread_blocks;
   }
   return j;

@@ -129,6 +129,31 @@ TEST(StmProfiler, MeasuresWhatTheKernelGetsWithMSms) {
   EXPECT_GT(r.R(1), 10 * r.R(13));  // scales with SMs: nothing in this kernel saturates
 }
 
+TEST(StmProfiler, MemoryBoundKernelSaturatesTheBandwidth) {
+  // 200 GB/s per block on the 208 GB/s K20c, TB-level interference on (Eq. 3 applied continuously): alone on
+  // 13 SMs the GPU moves its 260 MB at the peak, 1.25 ms, each block stretched to 125 us. With fewer SMs
+  // the kernel is slower, but never faster than the peak allows, and its bandwidth never exceeds it.
+  auto k = kernel("K", 130);
+  k->memory.bytes_per_tb = 2e6;  // 2 MB in 10 us
+  GpuConfig gpu = k20c_fixed();
+  gpu.memory.tb_interference = true;
+  ProfilerOptions options;
+  options.jobs = 2;
+  const stm::ProfileSet p = profile_kernels(gpu, {k}, options, nullptr);
+  const stm::KernelProfile& r = p.kernels.at(0);
+  EXPECT_NEAR(r.R(13), 1.25e6, 1e3);
+  EXPECT_NEAR(r.tb_latency_ns, 125e3, 1e2);
+  EXPECT_NEAR(r.B(13), 208.0, 0.5);
+  for (std::uint32_t m = 1; m <= 13; ++m) {
+    EXPECT_GE(r.R(m), 1.25e6 - 1e3) << "m = " << m;
+    EXPECT_LE(r.B(m), 208.0 + 1e-6) << "m = " << m;
+    EXPECT_NEAR(r.B(m) * r.R(m), 260e6, 1e3) << "m = " << m;  // GB/s x ns = bytes
+    if (m > 1) {
+      EXPECT_LT(r.R(m), r.R(m - 1)) << "m = " << m;
+    }
+  }
+}
+
 TEST(StmPolicy, CoRunsASaturatingKernelBesideAScalingOne) {
   // M stops scaling at 3 SMs; L scales linearly. The heuristic puts them in one phase, and the leaky bucket
   // gives L the SMs it was allotted: its 130 blocks take ceil(130 / sms) rounds of 10 us, where alone on
