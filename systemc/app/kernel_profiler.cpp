@@ -202,7 +202,7 @@ stm::ProfileSet profile_kernels(const GpuConfig& gpu,
   // of a loop of dependent additions depends on how many warps share the issue slots, so the trip count
   // is scaled twice by wanted / measured, each measured alone with the kernel's thread-block count.
   std::vector<std::uint64_t> trips(n, 0);
-  if (warp) {
+  if (warp && options.method == ProfileMethod::kDummy) {
     const double period_ps = gpu.core_period_ps();
     for (std::size_t i = 0; i < n; ++i) {
       trips[i] = clamp_trips(alone[i].mean_tb_ps / period_ps / cycles_per_trip(gpu));
@@ -228,13 +228,26 @@ stm::ProfileSet profile_kernels(const GpuConfig& gpu,
   }
 
   // Step 3: for m = 1 .. M-1, the kernel beside ceil(TB (M - m) / m) dummy thread blocks, interleaved
-  // m : (M - m) by the leaky bucket (no rate compensation: the emulation's interleave is static).
-  say("step 3: " + std::to_string(n * (sms - 1)) + " runs beside the dummy kernels (m = 1 to " +
+  // m : (M - m) by the leaky bucket (no rate compensation: the emulation's interleave is static). With
+  // the partition method instead, the kernel alone on SMs 0 .. m-1 (policy spatial, sms=m).
+  const bool partition = options.method == ProfileMethod::kPartition;
+  say("step 3: " + std::to_string(n * (sms - 1)) +
+      (partition ? " runs on m SMs" : " runs beside the dummy kernels") + " (m = 1 to " +
       std::to_string(sms - 1) + ")");
   specs.clear();
   std::vector<const KernelDesc*> profiled_runs;
   for (std::size_t i = 0; i < n; ++i) {
     for (std::uint32_t m = 1; m < sms; ++m) {
+      if (partition) {
+        SimulationSpec spec = spec_for(
+            gpu, one_launch_each("profile/" + kernels[i]->name + "/m" + std::to_string(m), {kernels[i]}),
+            options);
+        spec.policy = "spatial";
+        spec.policy_options = {{"sms", std::to_string(m)}};
+        specs.push_back(std::move(spec));
+        profiled_runs.push_back(kernels[i].get());
+        continue;
+      }
       const auto d = dummy_kernel(*kernels[i], gpu, dummy_thread_blocks(kernels[i]->thread_blocks, sms, m),
                                   static_cast<TimePs>(std::llround(alone[i].mean_tb_ps)), trips[i]);
       SimulationSpec spec = spec_for(
@@ -258,6 +271,7 @@ stm::ProfileSet profile_kernels(const GpuConfig& gpu,
   set.global_memory_bytes = gpu.memory.capacity_mb << 20U;
   set.sm_model = warp ? "warp" : "tb";
   set.memory_model = gpu.memory.model == MemoryModel::kDram ? "dram" : "simple";
+  set.method = partition ? "partition" : "dummy";
   for (std::size_t i = 0; i < n; ++i) {
     stm::KernelProfile p;
     p.kernel = kernels[i]->name;

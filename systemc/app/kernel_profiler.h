@@ -20,7 +20,14 @@
 
 namespace gpumux {
 
+/// How R[m] is measured. kDummy: Liang 3.2's dummy-kernel method (above). kPartition: the kernel alone on
+/// SMs 0..m-1 (policy spatial), the memory system whole: what R[m] means in the estimate ("the latency of
+/// kernel k_i given an allocation of m SMs"), which the dummy method approximates on hardware that cannot
+/// partition SMs (docs/validation.md compares the two).
+enum class ProfileMethod : std::uint8_t { kDummy, kPartition };
+
 struct ProfilerOptions {
+  ProfileMethod method = ProfileMethod::kDummy;
   unsigned jobs = 1;
   std::uint64_t seed = 1;
   unsigned wall_timeout_s = 0;

@@ -25,7 +25,9 @@ namespace {
 namespace po = boost::program_options;
 
 constexpr const char* kProfileUsage =
-    "usage: gpumux profile --gpu FILE --kernels FILE [--kernel NAME]... --out FILE [--sm-model tb|warp]\n"
+    "usage: gpumux profile --gpu FILE --kernels FILE [--kernel NAME]... --out FILE [--method "
+    "dummy|partition]\n"
+    "                      [--sm-model tb|warp]\n"
     "                      [--memory-model simple|dram] [--tb-interference on|off] [--jobs N] [--seed N]\n"
     "                      [--timeout S] [--quiet]\n";
 
@@ -62,6 +64,7 @@ int profile_command(const std::vector<std::string>& args) {
   std::string memory_model;
   std::string tb_interference;
   std::string warp_scheduler;
+  std::string method = "dummy";
   std::string seed_text = "1";
   std::string jobs_text = std::to_string(std::max(1U, std::thread::hardware_concurrency()));
   std::string timeout_text = std::to_string(kDefaultWallTimeoutS);
@@ -76,6 +79,8 @@ int profile_command(const std::vector<std::string>& args) {
       "TB level: on or off (Liang Eq. 3 and measured sensitivity); default: the GPU file's")(
       "warp-scheduler", po::value(&warp_scheduler),
       "warp scheduler at the warp level; default: the GPU file's")(
+      "method", po::value(&method)->default_value(method),
+      "dummy (Liang 3.2: beside a dummy kernel, interleaved m : N - m) or partition (alone on m SMs)")(
       "seed", po::value(&seed_text)->default_value(seed_text), "random seed, 0 to 2^64-1")(
       "jobs,j", po::value(&jobs_text), "simulations in parallel, 1 to 1024 (default: cores)")(
       "timeout", po::value(&timeout_text)->default_value(timeout_text),
@@ -106,6 +111,13 @@ int profile_command(const std::vector<std::string>& args) {
   opts.jobs = static_cast<unsigned>(parse_integer_option("--jobs", jobs_text, 1, kMaxJobs));
   opts.wall_timeout_s =
       static_cast<unsigned>(parse_integer_option("--timeout", timeout_text, 0, kMaxWallTimeoutS));
+  if (method == "dummy") {
+    opts.method = ProfileMethod::kDummy;
+  } else if (method == "partition") {
+    opts.method = ProfileMethod::kPartition;
+  } else {
+    throw InputError("--method must be dummy or partition, not '" + method + "'");
+  }
   prepare_output_file("--out", out_path);
   GpuConfig gpu = load_gpu_config(gpu_path);
   apply_sm_model_options(gpu, sm_model, warp_scheduler);

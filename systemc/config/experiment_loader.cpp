@@ -9,6 +9,7 @@
 #include "config/tanasic_mixes.h"
 #include "config/workload_loader.h"
 #include "config/yaml_reader.h"
+#include "policy/registry.h"
 #include "sm/warp_scheduler/registry.h"
 
 namespace gpumux {
@@ -117,7 +118,8 @@ void read_run_sm(const YamlMap& m, ExperimentRun& run) {
   }
 }
 
-ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& earlier) {
+ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& earlier,
+                       const std::filesystem::path& base) {
   const YamlMap m(node,
                   {"label", "policy", "preemption", "options", "copy_policy", "sm_model", "warp_scheduler"});
   ExperimentRun run;
@@ -157,7 +159,19 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
       options->fail("expected a map of policy options {key: value}, got " + options->describe());
     }
     const YamlMap map = YamlMap::any_keys(*options);
-    for (const auto& [key, value] : map.entries()) run.options[key] = value.as_name();
+    const PolicyInfo* info = find_policy(run.policy);  // unknown policies are reported by the grid's check
+    for (const auto& [key, value] : map.entries()) {
+      run.options[key] = value.as_name();
+      // A policy option that names a file (stm's profiles) is relative to the experiment file, as
+      // workloads are; the run carries the resolved path.
+      if (info == nullptr) continue;
+      const std::string name = key;  // a structured binding cannot be captured (C++17)
+      const auto spec = std::find_if(info->options.begin(), info->options.end(),
+                                     [&](const OptionSpec& o) { return o.name == name; });
+      if (spec != info->options.end() && spec->is_path) {
+        run.options[key] = resolve_file(value, base, "policy option file");
+      }
+    }
   }
   read_run_sm(m, run);
   return run;
@@ -463,14 +477,14 @@ ExperimentConfig load_experiment_at(const std::string& path, std::vector<std::st
     const std::vector<YamlNode> items = runs->as_list();
     if (items.size() > kMaxListed) runs->fail("at most " + std::to_string(kMaxListed) + " runs");
     c.runs.clear();
-    for (const YamlNode& run : items) c.runs.push_back(read_run(run, c.runs));
+    for (const YamlNode& run : items) c.runs.push_back(read_run(run, c.runs, base));
   }
   for (const char* edit : {"add_runs", "remove_runs"}) {
     if (runs && m.has(edit)) m.required(edit).fail("give either `runs:` or `" + std::string(edit) + ":`");
   }
   if (const auto removed = m.optional("remove_runs")) remove_runs(*removed, c);
   if (const auto added = m.optional("add_runs")) {
-    for (const YamlNode& run : added->as_list()) c.runs.push_back(read_run(run, c.runs));
+    for (const YamlNode& run : added->as_list()) c.runs.push_back(read_run(run, c.runs, base));
     if (c.runs.size() > kMaxListed) added->fail("at most " + std::to_string(kMaxListed) + " runs in all");
   }
 

@@ -200,6 +200,12 @@ OptionSpec OptionSpec::text(std::string name, std::string empty_meaning, std::st
   return spec;
 }
 
+OptionSpec OptionSpec::path(std::string name, std::string empty_meaning, std::string help) {
+  OptionSpec spec = text(std::move(name), std::move(empty_meaning), std::move(help));
+  spec.is_path = true;
+  return spec;
+}
+
 std::string option_range_text(const OptionSpec& spec) {
   switch (spec.type) {
     case OptionSpec::Type::kInteger:

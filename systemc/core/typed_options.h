@@ -54,6 +54,8 @@ struct OptionSpec {
   /// kIntegerList and kText: what an absent value means (shown in help); the default is empty.
   std::string empty_meaning;
   OptionValue default_value;
+  /// kText only: the text names a file; an experiment file's run resolves it relative to itself.
+  bool is_path = false;
 
   [[nodiscard]] static OptionSpec integer(std::string name, std::int64_t min, std::int64_t max,
                                           std::int64_t fallback, std::string help);
@@ -71,6 +73,8 @@ struct OptionSpec {
                                                char separator, std::string empty_meaning, std::string help);
   /// Free text on one line, e.g. a file path. Default: empty, meaning `empty_meaning`.
   [[nodiscard]] static OptionSpec text(std::string name, std::string empty_meaning, std::string help);
+  /// A file path: text whose relative value an experiment file resolves against its own folder.
+  [[nodiscard]] static OptionSpec path(std::string name, std::string empty_meaning, std::string help);
 };
 
 using OptionSpecs = std::vector<OptionSpec>;

@@ -21,7 +21,7 @@ StmPolicy::StmPolicy(std::string profile_path, stm::ProfileSet profiles, TimePs 
 
 const OptionSpecs& StmPolicy::option_specs() {
   static const OptionSpecs specs = {
-      OptionSpec::text(
+      OptionSpec::path(
           "profiles", "required: the run stops with an error",
           "profile file of the kernels (gpumux profile writes it; docs/config.md \"Profile files\")"),
       OptionSpec::integer("window_ns", 0, 1000000000, 1000,

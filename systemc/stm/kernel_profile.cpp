@@ -24,7 +24,8 @@ using config::YamlNode;
 
 // The keys a profile file may hold (docs/config.md "Profile files"); anything else is an error.
 const std::vector<std::string_view> kProfileKeys = {
-    "gpu", "sms", "peak_bandwidth_gb_per_s", "global_memory_bytes", "sm_model", "memory_model", "kernels"};
+    "gpu",    "sms",    "peak_bandwidth_gb_per_s", "global_memory_bytes", "sm_model", "memory_model",
+    "method", "kernels"};
 const std::vector<std::string_view> kKernelKeys = {"kernel",        "thread_blocks", "global_memory_bytes",
                                                    "tb_latency_ns", "latency_ns",    "bandwidth_gb_per_s"};
 
@@ -153,6 +154,9 @@ void check_writable(const ProfileSet& profiles) {
   if (profiles.sm_model != "tb" && profiles.sm_model != "warp") {
     fail("sm_model must be tb or warp, got '" + profiles.sm_model + "'");
   }
+  if (profiles.method != "dummy" && profiles.method != "partition") {
+    fail("method must be dummy or partition, got '" + profiles.method + "'");
+  }
   if (profiles.memory_model != "simple" && profiles.memory_model != "dram") {
     fail("memory_model must be simple or dram, got '" + profiles.memory_model + "'");
   }
@@ -190,6 +194,9 @@ ProfileSet load_profile_file(const std::string& path) {
   }
   profiles.sm_model = read_choice(m.required("sm_model"), {"tb", "warp"});
   profiles.memory_model = read_choice(m.required("memory_model"), {"simple", "dram"});
+  if (const auto method = m.optional("method")) {
+    profiles.method = read_choice(*method, {"dummy", "partition"});
+  }
   const YamlNode kernels = m.required("kernels");
   const std::vector<YamlNode> items = kernels.as_list();
   if (items.size() > kMaxKernels) {
@@ -215,6 +222,7 @@ void write_profile_file(const std::string& path, const ProfileSet& profiles) {
   text += "global_memory_bytes: " + std::to_string(profiles.global_memory_bytes) + "\n";
   text += "sm_model: " + scalar_text(profiles.sm_model) + "\n";
   text += "memory_model: " + scalar_text(profiles.memory_model) + "\n";
+  text += "method: " + scalar_text(profiles.method) + "\n";
   text += "kernels:\n";
   for (const KernelProfile& k : profiles.kernels) {
     text += "  - kernel: " + scalar_text(k.kernel) + "\n";

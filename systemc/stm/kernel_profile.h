@@ -35,6 +35,8 @@ struct ProfileSet {
   std::uint64_t global_memory_bytes = 0;  ///< Gb (Eq. 4), 0: unlimited
   std::string sm_model;                   ///< "tb" or "warp": the SM model the profiles were measured on
   std::string memory_model;               ///< "simple" or "dram"
+  /// How R[m] was measured (`gpumux profile --method`): "dummy" (Liang 3.2) or "partition" (alone on m SMs).
+  std::string method = "dummy";
   std::vector<KernelProfile> kernels;
 
   /// The profile of `kernel`, or nullptr.

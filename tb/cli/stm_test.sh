@@ -98,5 +98,24 @@ check "run stm with a kernel unprofiled" 2 "$gpumux" "${run[@]}" --policy stm \
   --policy-opt "profiles=$work/only-mem.yaml" --out "$work/run3"
 grep -q "only-mem.yaml: no profile of kernel 'alu'" "$work/err" || { echo "FAIL run: unprofiled message"; cat "$work/err"; failed=$((failed + 1)); }
 
+# In an experiment file the profiles are relative to the file, and a missing one is named with its line.
+mkdir -p "$work/exp/sub"
+cp "$work/p1.yaml" "$work/exp/sub/p.yaml"
+cat >"$work/exp/e.yaml" <<YAML
+name: stm-exp
+gpu: $gpu
+analysis: liang-stm
+workloads: [$work/pair.yaml]
+tb_interference: on
+runs:
+  - {label: sequential, policy: fcfs, sm_model: tb}
+  - {label: stm, policy: stm, sm_model: tb, options: {profiles: sub/p.yaml}}
+YAML
+check "experiment: profiles relative to the file" 0 "$gpumux" experiment "$work/exp/e.yaml" --out "$work/exp/out" --quiet
+sed 's#sub/p.yaml#sub/missing.yaml#' "$work/exp/e.yaml" >"$work/exp/bad.yaml"
+check "experiment: missing profiles" 2 "$gpumux" experiment "$work/exp/bad.yaml" --out "$work/exp/out2" --quiet
+grep -q "bad.yaml:8:.*runs\[1\].options.profiles.*policy option file 'sub/missing.yaml' not found" "$work/err" ||
+  { echo "FAIL experiment: missing profiles message"; cat "$work/err"; failed=$((failed + 1)); }
+
 echo "stm command line: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
