@@ -31,6 +31,8 @@ PY
 for section in "## Profiles" "## Fig. 7" "## STM against the optimum" "## Table 1"; do
   grep -q "^$section" "$work/doc.md" || fail "no section '$section'"
 done
+[ -s "$work/liang-stm-fig7-tb.png" ] || fail "no Fig. 7 picture beside the document"
+grep -q "(liang-stm-fig7-tb.png)" "$work/doc.md" || fail "the document does not show the picture"
 grep -qE "^\| stm/mean_improvement \| -?[0-9]+\.[0-9]% \| 26% \|" "$work/doc.md" || fail "no STM mean row"
 grep -qE "STM's schedule is on average -?[0-9]+\.[0-9]% from the optimum" "$work/doc.md" || fail "no optimum verdict"
 python3 - "$work/doc.md" <<'PY' || fail "optimum above STM"

@@ -343,7 +343,7 @@ cp "$exp/smoke/report.md" "$work/unknown-exp/"
 check experiment-unknown-analysis 2 "$plot" experiment "$work/unknown-exp"
 expect_text experiment-unknown-analysis-msg "$work/err" "analysis 'frobnicate'"
 expect_text experiment-unknown-analysis-supported "$work/err" \
-  "awatramani-warp-schedulers, pai-table, summary, tanasic-dss, tanasic-priority"
+  "awatramani-warp-schedulers, liang-stm, pai-table, summary, tanasic-dss, tanasic-priority"
 check unknown-command 2 "$plot" frobnicate
 
 check_pictures

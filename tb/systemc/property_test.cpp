@@ -17,6 +17,7 @@
 // simulations).
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -299,7 +300,9 @@ std::string stm_profiles_for(const SimulationSpec& spec) {
     set.kernels.push_back(
         {"unused", 1, 0, 1, std::vector<double>(set.sms, 1.0), std::vector<double>(set.sms, 0.0)});
   }
-  std::string path = testing::TempDir() + "property_stm_" + std::to_string(files++) + ".yaml";
+  // ctest runs the property tests as processes side by side: the pid keeps their files apart.
+  std::string path = testing::TempDir() + "property_stm_" + std::to_string(getpid()) + "_" +
+                     std::to_string(files++) + ".yaml";
   stm::write_profile_file(path, set);
   return path;
 }
