@@ -27,23 +27,6 @@ struct Measured {
   double dummy_mean_tb_ps = 0;  ///< the dummy's (0 without one)
 };
 
-Workload one_launch_each(const std::string& name,
-                         const std::vector<std::shared_ptr<const KernelDesc>>& kernels) {
-  Workload w;
-  w.name = name;
-  for (const auto& k : kernels) {
-    ProcessSpec p;
-    p.name = k->name;
-    CommandSpec launch;
-    launch.kind = CommandKind::kKernel;
-    launch.kernel = k;
-    launch.launches = 1;
-    p.streams.push_back(StreamSpec{{launch}});
-    w.processes.push_back(std::move(p));
-  }
-  return w;
-}
-
 /// The profiled kernel's DRAM bytes in a run where it is the only kernel that touches memory.
 double kernel_dram_bytes(const GpuConfig& gpu, const KernelDesc& kernel, const RunResult& r) {
   if (gpu.sm_model != SmModel::kWarp) {
@@ -115,6 +98,23 @@ std::uint64_t clamp_trips(double trips) {
 }
 
 }  // namespace
+
+Workload one_launch_each(const std::string& name,
+                         const std::vector<std::shared_ptr<const KernelDesc>>& kernels) {
+  Workload w;
+  w.name = name;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    ProcessSpec p;
+    p.name = kernels[i]->name + "#" + std::to_string(i);  // a kernel may be in the list twice
+    CommandSpec launch;
+    launch.kind = CommandKind::kKernel;
+    launch.kernel = kernels[i];
+    launch.launches = 1;
+    p.streams.push_back(StreamSpec{{launch}});
+    w.processes.push_back(std::move(p));
+  }
+  return w;
+}
 
 std::uint32_t dummy_thread_blocks(std::uint32_t kernel_tbs, std::uint32_t sms, std::uint32_t m) {
   if (m == 0 || m > sms) {

@@ -16,6 +16,7 @@
 
 #include "core/gpu_config.h"
 #include "core/kernel_desc.h"
+#include "core/workload.h"
 #include "stm/kernel_profile.h"
 
 namespace gpumux {
@@ -41,6 +42,11 @@ struct ProfileNotes {
   double dummy_tb_latency_ns = 0;  ///< the tuned dummy's mean thread-block latency beside the kernel (step 3)
   std::uint64_t dummy_loop_trips = 0;  ///< warp level: the dummy's ALU loop trip count (0 at TB level)
 };
+
+/// A workload named `name` of one process per kernel, in order, each launching its kernel once at time 0
+/// (processes "<kernel>#<i>"): how the profiler and gpumux stm --measure submit kernels together.
+[[nodiscard]] Workload one_launch_each(const std::string& name,
+                                       const std::vector<std::shared_ptr<const KernelDesc>>& kernels);
 
 /// Thread blocks of the dummy kernel that leave the kernel m of M SMs: ceil(tbs (M - m) / m) (Liang 3.2).
 [[nodiscard]] std::uint32_t dummy_thread_blocks(std::uint32_t kernel_tbs, std::uint32_t sms, std::uint32_t m);

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <functional>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -22,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "app/kernel_profiler.h"
 #include "config/gpu_loader.h"
 #include "config/kernel_library_loader.h"
 #include "config/yaml_reader.h"
@@ -76,37 +76,6 @@ std::vector<std::pair<std::size_t, std::uint32_t>> key_of(const stm::Configurati
   return key;
 }
 
-/// Every phase of the exhaustive search (Appendix A): each subset of the n kernels with 1..M members, each
-/// allocation of the M SMs to them, each >= 1; kernels in position order.
-std::vector<stm::Configuration> every_phase(std::size_t n, std::uint32_t sms) {
-  std::vector<stm::Configuration> out;
-  for (std::uint64_t mask = 1; mask < (std::uint64_t{1} << n); ++mask) {
-    std::vector<std::size_t> members;
-    for (std::size_t k = 0; k < n; ++k) {
-      if ((mask >> k) & 1U) members.push_back(k);
-    }
-    if (members.size() > sms) continue;
-    std::vector<std::uint32_t> parts(members.size(), 1);
-    // Compositions of sms into |members| parts >= 1, lexicographic.
-    std::function<void(std::size_t, std::uint32_t)> visit = [&](std::size_t at, std::uint32_t left) {
-      if (at + 1 == parts.size()) {
-        parts[at] = left;
-        stm::Configuration c;
-        for (std::size_t i = 0; i < members.size(); ++i) c.push_back({members[i], parts[i]});
-        out.push_back(std::move(c));
-        return;
-      }
-      const auto later = static_cast<std::uint32_t>(parts.size() - at - 1);
-      for (std::uint32_t part = 1; part + later <= left; ++part) {
-        parts[at] = part;
-        visit(at + 1, left - part);
-      }
-    };
-    visit(0, sms);
-  }
-  return out;
-}
-
 struct MeasureSetup {
   GpuConfig gpu;
   std::vector<std::shared_ptr<const KernelDesc>> library;
@@ -123,11 +92,7 @@ std::vector<double> measure_phases(const stm::ProfileSet& set, const std::vector
   std::vector<SimulationSpec> specs;
   specs.reserve(configs.size());
   for (const stm::Configuration& c : configs) {
-    SimulationSpec spec;
-    spec.gpu = setup.gpu;
-    spec.seed = setup.seed;
-    spec.wall_timeout_s = setup.timeout_s;
-    spec.workload.name = "stm-phase " + stm::to_string(set, c);
+    std::vector<std::shared_ptr<const KernelDesc>> kernels;
     std::string shares;
     for (const stm::Allocation& a : c) {
       const std::string& name = set.kernels[a.kernel].kernel;
@@ -136,16 +101,14 @@ std::vector<double> measure_phases(const stm::ProfileSet& set, const std::vector
       if (it == setup.library.end()) {
         throw InputError("--kernels: the library has no kernel '" + name + "', which the profiles name");
       }
-      ProcessSpec p;
-      p.name = name + "#" + std::to_string(a.kernel);
-      CommandSpec launch;
-      launch.kind = CommandKind::kKernel;
-      launch.kernel = *it;
-      launch.launches = 1;
-      p.streams.push_back(StreamSpec{{launch}});
-      spec.workload.processes.push_back(std::move(p));
+      kernels.push_back(*it);
       shares += (shares.empty() ? "" : ":") + std::to_string(a.sms);
     }
+    SimulationSpec spec;
+    spec.gpu = setup.gpu;
+    spec.seed = setup.seed;
+    spec.wall_timeout_s = setup.timeout_s;
+    spec.workload = one_launch_each("stm-phase " + stm::to_string(set, c), kernels);
     spec.policy = "leaky-bucket";
     spec.policy_options = {{"shares", shares}, {"compensate", "on"}, {"gather_ns", "1000"}};
     specs.push_back(std::move(spec));
@@ -289,7 +252,7 @@ int stm_command(const std::vector<std::string>& args) {
       r["optimum_estimate_calls"] = best.oracle_calls;
     }
     if (measure) {
-      const std::vector<stm::Configuration> phases = every_phase(set.kernels.size(), set.sms);
+      const std::vector<stm::Configuration> phases = stm::every_phase(set, all);
       if (phases.size() > max_sims) {
         throw InputError("--measure: the set " + set_text + " needs " + std::to_string(phases.size()) +
                          " simulations (every SM allocation of every phase), above --max-simulations " +

@@ -70,17 +70,27 @@ bool StmPolicy::phase_done(const Phase& phase, const EngineControl& control) con
   });
 }
 
+void StmPolicy::set_shares() {
+  std::fill(shares_.begin(), shares_.end(), 0U);
+  if (current_ >= phases_.size()) return;
+  for (const auto& [kernel, sms] : phases_[current_].kernels) {
+    if (index(kernel) >= shares_.size()) shares_.resize(index(kernel) + 1, 0U);
+    shares_[index(kernel)] = sms;
+  }
+}
+
+bool StmPolicy::schedule_running(const EngineControl& control) const {
+  return std::any_of(phases_.begin(), phases_.end(), [&](const Phase& p) {
+    return std::any_of(p.kernels.begin(), p.kernels.end(),
+                       [&](const auto& entry) { return !control.kernel(entry.first).finished(); });
+  });
+}
+
 bool StmPolicy::advance_phases(const EngineControl& control) {
   const std::size_t before = current_;
   while (current_ < phases_.size() && phase_done(phases_[current_], control)) ++current_;
   if (current_ == before) return false;
-  std::fill(shares_.begin(), shares_.end(), 0U);
-  if (current_ < phases_.size()) {
-    for (const auto& [kernel, sms] : phases_[current_].kernels) {
-      if (index(kernel) >= shares_.size()) shares_.resize(index(kernel) + 1, 0U);
-      shares_[index(kernel)] = sms;
-    }
-  }
+  set_shares();
   return true;
 }
 
@@ -118,13 +128,9 @@ void StmPolicy::plan(EngineControl& control) {
     phases_.push_back(std::move(phase));
   }
   waiting_.clear();
-  // Start before phase 0, so that advancing into it sets its shares (and skips any already done).
+  // Phase 0's shares, then past any phase already done.
   current_ = 0;
-  std::fill(shares_.begin(), shares_.end(), 0U);
-  for (const auto& [kernel, sms] : phases_.front().kernels) {
-    if (index(kernel) >= shares_.size()) shares_.resize(index(kernel) + 1, 0U);
-    shares_[index(kernel)] = sms;
-  }
+  set_shares();
   advance_phases(control);
   control.deal_thread_blocks();
 }
@@ -132,11 +138,8 @@ void StmPolicy::plan(EngineControl& control) {
 void StmPolicy::on_kernel_arrival(KernelId kernel, EngineControl& control) {
   interleaver_.on_kernel_arrival(kernel, control);  // its bucket; share 0 until a schedule gives it SMs
   waiting_.push_back(kernel);
-  const bool running = std::any_of(phases_.begin(), phases_.end(), [&](const Phase& p) {
-    return std::any_of(p.kernels.begin(), p.kernels.end(),
-                       [&](const auto& entry) { return !control.kernel(entry.first).finished(); });
-  });
-  if (running || window_end_ps_) return;  // scheduled when the running schedule ends, or the window closes
+  // Scheduled when the running schedule ends, or when the window closes.
+  if (schedule_running(control) || window_end_ps_) return;
   if (window_ps_ == 0) {
     plan(control);
     return;
@@ -170,11 +173,7 @@ void StmPolicy::on_tb_finished(SmId sm, KernelId kernel, TimePs duration_ps, Eng
 void StmPolicy::on_kernel_finished(KernelId kernel, EngineControl& control) {
   interleaver_.on_kernel_finished(kernel, control);
   const bool advanced = advance_phases(control);
-  const bool all_done = std::all_of(phases_.begin(), phases_.end(), [&](const Phase& p) {
-    return std::all_of(p.kernels.begin(), p.kernels.end(),
-                       [&](const auto& entry) { return control.kernel(entry.first).finished(); });
-  });
-  if (all_done && !waiting_.empty() && !window_end_ps_) {
+  if (!schedule_running(control) && !waiting_.empty() && !window_end_ps_) {
     phases_.clear();
     plan(control);  // kernels that arrived while the schedule ran
     return;

@@ -65,6 +65,10 @@ class StmPolicy final : public SchedulingPolicy {
   /// Returns whether the phase changed.
   bool advance_phases(const EngineControl& control);
   [[nodiscard]] bool phase_done(const Phase& phase, const EngineControl& control) const;
+  /// shares_ from the current phase (all 0 past the last).
+  void set_shares();
+  /// A kernel of the schedule has not finished.
+  [[nodiscard]] bool schedule_running(const EngineControl& control) const;
   [[nodiscard]] std::uint32_t share_of(KernelId kernel) const;
 
   std::string profile_path_;

@@ -212,6 +212,35 @@ ExhaustiveSize exhaustive_size(std::size_t kernels, std::uint32_t sms) {
   return size;
 }
 
+std::vector<Configuration> every_phase(const ProfileSet& profiles, const std::vector<std::size_t>& kernels) {
+  check_kernels(profiles, kernels);
+  const std::size_t n = kernels.size();
+  if (n >= 64) {
+    throw std::invalid_argument("every_phase of " + std::to_string(n) + " kernels: at most 63");
+  }
+  std::vector<Configuration> out;
+  for (std::uint64_t set = 1; set < (std::uint64_t{1} << n); ++set) {
+    Configuration config;
+    for (std::size_t i = 0; i < n; ++i) {
+      if ((set >> i) & 1U) {
+        config.push_back({kernels[i], 0});
+      }
+    }
+    if (config.size() > profiles.sms) {
+      continue;  // a phase of more than M kernels is invalid (3.1)
+    }
+    std::vector<std::uint32_t> parts(config.size());
+    auto visit = [&](const std::vector<std::uint32_t>& allocation) {
+      for (std::size_t i = 0; i < config.size(); ++i) {
+        config[i].sms = allocation[i];
+      }
+      out.push_back(config);
+    };
+    for_each_composition(parts, 0, profiles.sms, visit);
+  }
+  return out;
+}
+
 ExhaustiveResult exhaustive_optimum(const ProfileSet& profiles, const std::vector<std::size_t>& kernels,
                                     const PhaseOracle& oracle, const ExhaustiveLimits& limits) {
   check_kernels(profiles, kernels);

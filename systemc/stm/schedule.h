@@ -75,6 +75,13 @@ struct ExhaustiveSize {
 };
 [[nodiscard]] ExhaustiveSize exhaustive_size(std::size_t kernels, std::uint32_t sms);
 
+/// Every phase the exhaustive search evaluates (Appendix A), in its order: each subset S of `kernels` with
+/// 1..M members (subsets by bit pattern, kernels in the given order) with each allocation of all M SMs to
+/// its kernels, each >= 1 (compositions in lexicographic order). For callers that evaluate the phases
+/// themselves before the search (gpumux stm --measure simulates them all at once).
+[[nodiscard]] std::vector<Configuration> every_phase(const ProfileSet& profiles,
+                                                     const std::vector<std::size_t>& kernels);
+
 /// B_n, the number of set partitions of n items (A1; B_0 = 1), saturating at UINT64_MAX (from B_26).
 [[nodiscard]] std::uint64_t bell_number(std::size_t n);
 
