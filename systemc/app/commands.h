@@ -26,6 +26,10 @@ int phases_command(const std::vector<std::string>& args);
 int profile_command(const std::vector<std::string>& args);
 /// gpumux stm: Liang's spatial-temporal schedules of kernel sets (app/stm_command.cpp).
 int stm_command(const std::vector<std::string>& args);
+/// gpumux characterise: Kernelet's kernel characterisation (app/characterise_command.cpp).
+int characterise_command(const std::vector<std::string>& args);
+/// gpumux kernelet: Kernelet's model against a characterisation's measurements (app/kernelet_command.cpp).
+int kernelet_command(const std::vector<std::string>& args);
 
 /// KEY=VALUE strings (--policy-opt) as a map; InputError on a malformed item.
 [[nodiscard]] PolicyOptions parse_policy_options(const std::vector<std::string>& items);

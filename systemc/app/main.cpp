@@ -28,6 +28,8 @@ usage:
   gpumux profile --gpu FILE --kernels FILE [--kernel NAME]... --out FILE [--sm-model tb|warp] [--jobs N]
   gpumux stm --profiles FILE --set K1,K2,... [--exhaustive] [--measure --gpu FILE --kernels FILE]
              [--allocations] [--scaling N1,N2,...] [--json]
+  gpumux characterise --gpu FILE --kernels FILE [--kernel NAME]... --out FILE [--slicing] [--pairs]
+  gpumux kernelet --profiles FILE --gpu FILE [--alpha-p X] [--alpha-m X] [--json]
   gpumux --help | --version
 
 every simulation has a wall-clock limit: --timeout S, default 3600 s, 0 none
@@ -63,6 +65,8 @@ int main(int argc, char** argv) {
     if (command == "phases") return gpumux::phases_command(args);
     if (command == "profile") return gpumux::profile_command(args);
     if (command == "stm") return gpumux::stm_command(args);
+    if (command == "characterise") return gpumux::characterise_command(args);
+    if (command == "kernelet") return gpumux::kernelet_command(args);
     std::cerr << "gpumux: unknown command '" << command << "'\n\n" << kUsage;
     return gpumux::kExitBadInput;
   } catch (const gpumux::SimulationFailed& e) {

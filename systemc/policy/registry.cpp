@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "policy/dss.h"
 #include "policy/fcfs.h"
+#include "policy/kernelet.h"
 #include "policy/leaky_bucket.h"
 #include "policy/mpmax.h"
 #include "policy/priority.h"
@@ -41,6 +42,11 @@ const std::vector<PolicyInfo>& policy_registry() {
          "previous one are dispatched; kernels of different processes may share SMs",
          {},
          [](const OptionValues&) { return std::make_unique<FcfsPolicy>(FcfsPolicy::Variant::kFifo); }},
+        {"kernelet",
+         "Kernelet (Zhong and He 4.1-4.4, Algorithm 1): kernels sliced and two co-scheduled at a ratio "
+         "chosen "
+         "by a Markov-chain IPC model, pairs pruned by PUR/MUR",
+         KerneletPolicy::option_specs(), [](const OptionValues& o) { return KerneletPolicy::create(o); }},
         {"leaky-bucket",
          "leaky-bucket thread-block interleaving (Liang 4.1): kernels share SMs in asked proportions",
          LeakyBucketPolicy::option_specs(),

@@ -33,6 +33,7 @@
 
 #include "common/test_support.h"
 #include "core/rng.h"
+#include "kernelet/characterisation.h"
 #include "policy/registry.h"
 #include "program/phase_analysis.h"
 #include "program/program_parser.h"
@@ -307,10 +308,66 @@ std::string stm_profiles_for(const SimulationSpec& spec) {
   return path;
 }
 
+/// A characterisation file for the kernelet policy covering every kernel of `spec`'s workload, with
+/// made-up but varied figures (PUR, MUR and Rm differ between kernels, so pruning and the model's choices
+/// differ, and every kernel is sliced in slices of one or two thread blocks per SM). As for stm: the
+/// properties hold whatever the policy decides.
+std::string kernelet_profiles_for(const SimulationSpec& spec) {
+  static int files = 0;
+  kernelet::Characterisation c;
+  c.gpu = spec.gpu.name;
+  c.sms = spec.gpu.num_sms;
+  c.core_clock_mhz = spec.gpu.core_clock_mhz;
+  c.sm_model = "warp";
+  c.memory_model = "simple";
+  c.model.warp_schedulers = 2;
+  c.model.peak_ipc_per_sm = 1;
+  c.model.latency_cycles = 300;
+  c.model.requests_per_cycle = 2;
+  c.model.latency_slope = 1;
+  for (const ProcessSpec& p : spec.workload.processes) {
+    for (const StreamSpec& stream : p.streams) {
+      for (const CommandSpec& cmd : stream.commands) {
+        if (cmd.kind != CommandKind::kKernel || c.find(cmd.kernel->name) != nullptr) continue;
+        const Occupancy o = compute_occupancy(*cmd.kernel, spec.gpu);
+        const auto i = static_cast<std::uint32_t>(c.kernels.size());
+        kernelet::KernelCharacter k;
+        k.kernel = cmd.kernel->name;
+        k.thread_blocks = cmd.kernel->thread_blocks;
+        k.threads_per_tb = cmd.kernel->threads_per_tb;
+        k.registers_per_tb = cmd.kernel->registers_per_tb;
+        k.shared_memory_per_tb = cmd.kernel->shared_memory_per_tb;
+        k.warps_per_tb = std::max(1U, o.footprint.warps);
+        k.tbs_per_sm = std::max(1U, o.tbs_per_sm);
+        k.instructions_per_tb = 100 + 50 * i;
+        k.memory_ratio = 0.02 + 0.1 * (i % 4);
+        k.uncoalesced_share = 0.25 * (i % 3);
+        k.ipc = 0.2 + 0.2 * (i % 4);
+        k.pur = 0.1 + 0.3 * (i % 3);
+        k.mur = 0.04 * (i % 5);
+        k.min_slice_tbs = c.sms * (1 + i % 2);
+        c.kernels.push_back(k);
+      }
+    }
+  }
+  if (c.kernels.empty()) {  // copies only: a file needs a kernel, which no launch will ask for
+    kernelet::KernelCharacter k;
+    k.kernel = "unused";
+    k.thread_blocks = k.threads_per_tb = k.warps_per_tb = k.tbs_per_sm = 1;
+    k.instructions_per_tb = 1;
+    c.kernels.push_back(k);
+  }
+  std::string path = testing::TempDir() + "property_kernelet_" + std::to_string(getpid()) + "_" +
+                     std::to_string(files++) + ".yaml";
+  kernelet::write_characterisation(path, c);
+  return path;
+}
+
 SimulationSpec policy_variant(const SimulationSpec& base, const std::string& policy,
                               PreemptionMechanism mechanism) {
   SimulationSpec spec = base;
   if (policy == "stm") spec.policy_options["profiles"] = stm_profiles_for(spec);
+  if (policy == "kernelet") spec.policy_options["profiles"] = kernelet_profiles_for(spec);
   if (policy == "spatial") {
     const auto processes = static_cast<std::uint32_t>(spec.workload.processes.size());
     spec.gpu.num_sms = std::max(spec.gpu.num_sms, processes);
@@ -337,6 +394,7 @@ TEST(Property, NothingIsLostUnderAnyPolicyAndMechanism) {
       variants.push_back({"dss", {{"latency", "hardware"}}});  // decisions after the scan, on a timer
     }
     if (info.name == "leaky-bucket") variants.push_back({"leaky-bucket", {{"latency", "hardware"}}});
+    if (info.name == "kernelet") variants.push_back({"kernelet", {{"choice", "random"}}});
   }
   std::vector<SimulationSpec> specs;
   std::vector<std::string> labels;
