@@ -65,6 +65,9 @@ const OptionSpecs& KerneletPolicy::option_specs() {
           "alpha_m", 0, 1000, 0.1,
           "prune pairs whose MUR differs by less than this (4.3; 5.4: 0.1 on the C2050, 0.105 on "
           "the GTX 680)"),
+      OptionSpec::integer_or_auto("draw_seed", 0, 0x7FFFFFFFFFFFFFFF, "the run's seed",
+                                  "choice=random: the seed of the pair and ratio draws (MC(s): s runs with "
+                                  "draw seeds 1..s, the thread blocks' own draws unchanged)"),
       OptionSpec::integer_list(
           "ratio", 1, 4096, ':', "none (required with choice=fixed)",
           "choice=fixed: thread blocks per SM of the workload's first and second process's "
@@ -87,6 +90,7 @@ std::unique_ptr<SchedulingPolicy> KerneletPolicy::create(const OptionValues& opt
         "policy kernelet: option ratio=N1:N2 (two thread-block counts per SM) goes with "
         "choice=fixed, and only with it");
   }
+  if (const auto seed = options.integer_or_auto("draw_seed")) s.draw_seed = static_cast<std::uint64_t>(*seed);
   if (!ratio.empty()) {
     s.fixed_first = static_cast<std::uint32_t>(ratio[0]);
     s.fixed_second = static_cast<std::uint32_t>(ratio[1]);
@@ -188,7 +192,7 @@ KerneletPolicy::Plan KerneletPolicy::plan(const std::vector<KernelId>& candidate
       chosen = kernelet::plan_by_measurement(request);
       break;
     case Choice::kRandom:
-      if (!random_) random_.emplace(control.seed(), kRandomStream);
+      if (!random_) random_.emplace(settings_.draw_seed.value_or(control.seed()), kRandomStream);
       chosen = kernelet::plan_at_random(request, *random_);
       break;
     case Choice::kSerial:

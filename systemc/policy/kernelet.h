@@ -59,6 +59,8 @@ class KerneletPolicy final : public SchedulingPolicy {
     /// choice=fixed: thread blocks per SM of the first and the second process's kernel.
     std::uint32_t fixed_first = 0;
     std::uint32_t fixed_second = 0;
+    /// choice=random: the draws' seed; nullopt: the run's seed. MC(s) is s runs with draw seeds 1..s.
+    std::optional<std::uint64_t> draw_seed;
   };
 
   /// One co-schedule: positions in the candidate list given to the planner, thread blocks per SM.
@@ -71,7 +73,7 @@ class KerneletPolicy final : public SchedulingPolicy {
 
   KerneletPolicy(std::string profile_path, std::optional<kernelet::Characterisation> profiles,
                  Settings settings);
-  /// Options: profiles=FILE, choice, slice_tbs, gap_ns, alpha_p, alpha_m, ratio.
+  /// Options: profiles=FILE, choice, slice_tbs, gap_ns, alpha_p, alpha_m, draw_seed, ratio.
   [[nodiscard]] static const OptionSpecs& option_specs();
   /// From values parsed against option_specs(); InputError when the profile file is missing or bad, or
   /// a choice that needs one has none.

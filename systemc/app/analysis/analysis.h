@@ -33,5 +33,6 @@ struct AnalysisInfo {
 /// awatramani_warp_schedulers.cpp (Awatramani 3.5, Figs. 3.7-3.8)
 [[nodiscard]] AnalysisInfo awatramani_warp_schedulers_analysis();
 [[nodiscard]] AnalysisInfo liang_stm_analysis();  ///< liang_stm.cpp (Liang 6, Fig. 7)
+[[nodiscard]] AnalysisInfo kernelet_analysis();   ///< kernelet.cpp (Kernelet 5.4, Figs. 13-14)
 
 }  // namespace gpumux
