@@ -281,25 +281,33 @@ CharacterisationReport characterise_kernels(const GpuConfig& gpu,
       for (std::size_t b = a + 1; b < kernels.size(); ++b) {
         const double tb_a = details["kernels"][a].at("mean_tb_cycles").get<double>();
         const double tb_b = details["kernels"][b].at("mean_tb_cycles").get<double>();
+        // The ratios that fill the SM (no room for another block of either): the ones the model's balanced
+        // ratio chooses among (kernelet/co_schedule.h, candidate_slice_sizes); a ratio with room left is a
+        // filling one with less work in flight.
         for (std::uint32_t na = 1; na <= occupancy[a].tbs_per_sm; ++na) {
-          const std::uint32_t most_b = tbs_alongside(gpu.sm, occupancy[b], {{&occupancy[a], na}});
-          for (std::uint32_t nb = 1; nb <= most_b; ++nb) {
-            // Grids that end together at the two kernels' TB times alone: pair_waves of kernel a's share,
-            // and as many of b's as fit in the same time, so few blocks run after the other has ended.
-            const std::uint64_t grid_a = std::uint64_t{na} * sms * options.pair_waves;
-            const auto grid_b = static_cast<std::uint64_t>(
-                std::max(1.0, std::round(double(nb) * sms * options.pair_waves * tb_a / tb_b)));
-            specs.push_back(spec_for(
-                gpu,
-                one_launch_each("characterise/pair",
-                                {with_grid(*kernels[a], static_cast<std::uint32_t>(
-                                                            std::min<std::uint64_t>(grid_a, 1U << 30U))),
-                                 with_grid(*kernels[b], static_cast<std::uint32_t>(
-                                                            std::min<std::uint64_t>(grid_b, 1U << 30U)))}),
-                options, "kernelet",
-                {{"choice", "fixed"}, {"ratio", std::to_string(na) + ":" + std::to_string(nb)}}));
-            planned.push_back({kernels[a]->name, kernels[b]->name, na, nb, 0, 0});
+          const std::uint32_t nb = tbs_alongside(gpu.sm, occupancy[b], {{&occupancy[a], na}});
+          if (nb == 0 || tbs_alongside(gpu.sm, occupancy[a], {{&occupancy[b], nb}}) != na) {
+            continue;
           }
+          // Grids that keep both kernels at their share for the same time at their thread-block times
+          // alone: pair_waves waves of the kernel with the longer blocks, as many of the other's as take
+          // as long, so each runs at least pair_waves full waves beside the other.
+          const double longer = std::max(tb_a, tb_b);
+          const auto waves_of = [&](double tb) {
+            return std::max(1.0, std::round(options.pair_waves * longer / tb));
+          };
+          const auto grid_a = static_cast<std::uint64_t>(double(na) * sms * waves_of(tb_a));
+          const auto grid_b = static_cast<std::uint64_t>(double(nb) * sms * waves_of(tb_b));
+          specs.push_back(spec_for(
+              gpu,
+              one_launch_each("characterise/pair",
+                              {with_grid(*kernels[a], static_cast<std::uint32_t>(
+                                                          std::min<std::uint64_t>(grid_a, 1U << 30U))),
+                               with_grid(*kernels[b], static_cast<std::uint32_t>(
+                                                          std::min<std::uint64_t>(grid_b, 1U << 30U)))}),
+              options, "kernelet",
+              {{"choice", "fixed"}, {"ratio", std::to_string(na) + ":" + std::to_string(nb)}}));
+          planned.push_back({kernels[a]->name, kernels[b]->name, na, nb, 0, 0});
         }
       }
     }
@@ -307,19 +315,15 @@ CharacterisationReport characterise_kernels(const GpuConfig& gpu,
     const std::vector<nlohmann::json> runs = run_all(gpu, specs, options);
     for (std::size_t i = 0; i < runs.size(); ++i) {
       kernelet::PairMeasurement p = planned[i];
-      const kernelet::KernelCharacter* ka = c.find(p.first);
-      const kernelet::KernelCharacter* kb = c.find(p.second);
-      // Each kernel's IPC per SM while resident at its share: instructions per thread block x blocks per SM
-      // over its mean thread-block time in the run.
-      const auto ipc_of = [&](std::uint32_t process, const kernelet::KernelCharacter* k,
-                              std::uint32_t per_sm) {
+      // Each kernel's IPC per SM over its run beside the other, as the pre-execution's alone: its
+      // instructions over its first-issue-to-last-completion cycles and the SMs. The kernel that ends
+      // later ran its last blocks alone at its share: the grids above keep that tail short.
+      const auto ipc_of = [&](std::uint32_t process) {
         const nlohmann::json& run = kernel_of(runs[i], process);
-        const double tb_cycles =
-            run.at("tb_time_ps").get<double>() / run.at("thread_blocks").get<double>() / period_ps;
-        return k->instructions_per_tb * per_sm / tb_cycles;
+        return run.at("instructions").get<double>() / kernel_cycles(gpu, run) / sms;
       };
-      p.first_ipc = ipc_of(0, ka, p.first_per_sm);
-      p.second_ipc = ipc_of(1, kb, p.second_per_sm);
+      p.first_ipc = ipc_of(0);
+      p.second_ipc = ipc_of(1);
       c.pairs.push_back(p);
     }
   }

@@ -45,7 +45,7 @@ const std::vector<std::string_view> kMemoryKeys = {
 const std::vector<std::string_view> kDramKeys = {
     "command_clock_mhz", "channels",         "banks",      "row_bytes",   "bus_bytes",
     "address_mapping",   "interleave_bytes", "read_queue", "write_queue", "write_drain_high",
-    "write_drain_low",   "row_hit_cap",      "refresh",    "timing"};
+    "write_drain_low",   "row_hit_cap",      "refresh",    "timing",      "address_hash"};
 const std::vector<std::string_view> kDramTimingKeys = {
     "tRCD", "tRP",  "tRAS", "tCL",  "tWL",   "tCCD",         "tRRD",           "tFAW",
     "tWTR", "tRTP", "tWR",  "tRFC", "tREFI", "burst_length", "beats_per_clock"};
@@ -274,6 +274,11 @@ dram::DramConfig read_dram(const YamlNode& node) {
   if (const auto r = m.optional("refresh"); r && r->as_string() != "on" && r->as_string() != "off") {
     r->fail("must be on or off, not '" + r->as_string() + "'");
   }
+  if (const auto hash = m.optional("address_hash")) {
+    const std::string text = hash->as_string();
+    if (text != "none" && text != "rotate") hash->fail("must be none or rotate, not '" + text + "'");
+    d.address_rotate = text == "rotate";
+  }
   // The rest of the model's own checks (dram_config.h), reported at the section.
   if (d.interleave_bytes % atom != 0 || d.row_bytes % d.interleave_bytes != 0) {
     m.required("interleave_bytes")
@@ -498,43 +503,45 @@ nlohmann::json cache_document(const CacheLevelConfig& c) {
 nlohmann::json memory_document(const MemoryConfig& m) {
   const dram::DramConfig& d = m.dram;
   const dram::DramTiming& t = d.timing;
-  return {{"bandwidth_gb_per_s", m.bandwidth_gb_per_s},
-          {"latency_ns", m.latency_ns},
-          {"capacity_mb", m.capacity_mb},
-          {"model", m.model == MemoryModel::kDram ? "dram" : "simple"},
-          {"tb_interference", m.tb_interference ? "on" : "off"},
-          {"dram",
-           {{"command_clock_mhz", d.command_clock_mhz},
-            {"channels", d.channels},
-            {"banks", d.banks},
-            {"row_bytes", d.row_bytes},
-            {"bus_bytes", d.bus_bytes},
-            {"address_mapping", d.address_mapping},
-            {"interleave_bytes", d.interleave_bytes},
-            {"read_queue", d.read_queue},
-            {"write_queue", d.write_queue},
-            {"write_drain_high", d.write_drain_high},
-            {"write_drain_low", d.write_drain_low},
-            {"row_hit_cap", d.row_hit_cap},
-            {"refresh", d.refresh ? "on" : "off"},
-            {"timing",
-             {{"tRCD", t.tRCD},
-              {"tRP", t.tRP},
-              {"tRAS", t.tRAS},
-              {"tCL", t.tCL},
-              {"tWL", t.tWL},
-              {"tCCD", t.tCCD},
-              {"tRRD", t.tRRD},
-              {"tFAW", t.tFAW},
-              {"tWTR", t.tWTR},
-              {"tRTP", t.tRTP},
-              {"tWR", t.tWR},
-              {"tRFC", t.tRFC},
-              {"tREFI", t.tREFI},
-              {"burst_length", t.burst_length},
-              {"beats_per_clock", t.beats_per_clock}}}}},
-          {"l2", cache_document(m.l2)},
-          {"l1", cache_document(m.l1)}};
+  nlohmann::json doc = {{"bandwidth_gb_per_s", m.bandwidth_gb_per_s},
+                        {"latency_ns", m.latency_ns},
+                        {"capacity_mb", m.capacity_mb},
+                        {"model", m.model == MemoryModel::kDram ? "dram" : "simple"},
+                        {"tb_interference", m.tb_interference ? "on" : "off"},
+                        {"dram",
+                         {{"command_clock_mhz", d.command_clock_mhz},
+                          {"channels", d.channels},
+                          {"banks", d.banks},
+                          {"row_bytes", d.row_bytes},
+                          {"bus_bytes", d.bus_bytes},
+                          {"address_mapping", d.address_mapping},
+                          {"interleave_bytes", d.interleave_bytes},
+                          {"read_queue", d.read_queue},
+                          {"write_queue", d.write_queue},
+                          {"write_drain_high", d.write_drain_high},
+                          {"write_drain_low", d.write_drain_low},
+                          {"row_hit_cap", d.row_hit_cap},
+                          {"refresh", d.refresh ? "on" : "off"},
+                          {"timing",
+                           {{"tRCD", t.tRCD},
+                            {"tRP", t.tRP},
+                            {"tRAS", t.tRAS},
+                            {"tCL", t.tCL},
+                            {"tWL", t.tWL},
+                            {"tCCD", t.tCCD},
+                            {"tRRD", t.tRRD},
+                            {"tFAW", t.tFAW},
+                            {"tWTR", t.tWTR},
+                            {"tRTP", t.tRTP},
+                            {"tWR", t.tWR},
+                            {"tRFC", t.tRFC},
+                            {"tREFI", t.tREFI},
+                            {"burst_length", t.burst_length},
+                            {"beats_per_clock", t.beats_per_clock}}}}},
+                        {"l2", cache_document(m.l2)},
+                        {"l1", cache_document(m.l1)}};
+  doc["dram"]["address_hash"] = d.address_rotate ? "rotate" : "none";
+  return doc;
 }
 
 }  // namespace

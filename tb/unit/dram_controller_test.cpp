@@ -314,6 +314,47 @@ TEST(DramAddressMapping, DecodesMixedRadixExamples) {
   expect(1314404, 4, 5, 3, 7 * 256 + 100);
 }
 
+TEST(DramAddressMapping, RotationSpreadsAlignedArraysAndStaysBijective) {
+  // 8 channels and 16 banks, all powers of two (geforce-gtx680.yaml): without a hash, the same offset in
+  // arrays 2^36 bytes apart (sm/warp/memory_requests.h) lands in one channel and bank, in other rows.
+  DramConfig config = k20c_config();
+  config.channels = 8;
+  const dram::AddressMapping plain(config);
+  config.address_rotate = true;
+  const dram::AddressMapping rotated(config);
+  std::set<std::pair<std::uint32_t, std::uint32_t>> plain_places;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> rotated_places;
+  for (std::uint64_t array = 1; array <= 16; ++array) {
+    const std::uint64_t address = (array << 36U) + 4096;
+    const DramAddress p = plain.decode(address);
+    const DramAddress r = rotated.decode(address);
+    plain_places.emplace(p.channel, p.bank);
+    rotated_places.emplace(r.channel, r.bank);
+    EXPECT_EQ(r.row, p.row);  // rotation moves channel and bank only
+    EXPECT_EQ(r.column, p.column);
+  }
+  EXPECT_EQ(plain_places.size(), 1U);
+  EXPECT_GE(rotated_places.size(), 12U);  // 16 arrays: nearly all in a place of their own
+  // Still a bijection: every place of 3 rows once, and addresses round-trip, with 5 and 8 channels.
+  for (const std::uint32_t channels : {5u, 8u}) {
+    config.channels = channels;
+    const dram::AddressMapping mapping(config);
+    std::set<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t, std::uint32_t>> seen;
+    const std::uint64_t span = std::uint64_t{channels} * config.banks * config.row_bytes * 3;
+    for (std::uint64_t address = 0; address < span; address += 64) {
+      const DramAddress where = mapping.decode(address);
+      ASSERT_LT(where.channel, channels);
+      ASSERT_LT(where.bank, config.banks);
+      seen.emplace(where.channel, where.bank, where.row, where.column);
+      ASSERT_EQ(mapping.encode(where), address);
+    }
+    EXPECT_EQ(seen.size(), span / 64);
+    for (std::uint64_t address = 12345; address < (1ULL << 40); address = address * 3 + 7) {
+      ASSERT_EQ(mapping.encode(mapping.decode(address)), address);
+    }
+  }
+}
+
 TEST(DramAddressMapping, FieldsInRangeAndBijective) {
   for (const std::vector<std::string>& order :
        std::vector<std::vector<std::string>>{{"row", "bank", "column", "channel"},

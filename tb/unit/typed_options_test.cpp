@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/typed_options.h"
+#include "kernelet/characterisation.h"
 #include "policy/registry.h"
 #include "stm/kernel_profile.h"
 
@@ -224,7 +225,23 @@ TEST(PolicyOptionDeclarations, EveryDefaultWrittenOutIsAcceptedAndSummariesLeave
   profiles.kernels.push_back({"k", 4, 0, 10, {20, 10}, {1, 2}});
   const std::string profile_file = testing::TempDir() + "typed_options_profiles.yaml";
   stm::write_profile_file(profile_file, profiles);
-  const std::map<std::string, PolicyOptions> required = {{"stm", {{"profiles", profile_file}}}};
+  // kernelet's characterisation file.
+  kernelet::Characterisation c;
+  c.gpu = "test";
+  c.sms = 2;
+  c.core_clock_mhz = 1000;
+  c.sm_model = "warp";
+  c.memory_model = "simple";
+  c.model.requests_per_cycle = 1;
+  kernelet::KernelCharacter k;
+  k.kernel = "k";
+  k.thread_blocks = k.threads_per_tb = k.warps_per_tb = k.tbs_per_sm = 1;
+  k.instructions_per_tb = 1;
+  c.kernels.push_back(k);
+  const std::string characterisation_file = testing::TempDir() + "typed_options_kernelet.yaml";
+  kernelet::write_characterisation(characterisation_file, c);
+  const std::map<std::string, PolicyOptions> required = {{"stm", {{"profiles", profile_file}}},
+                                                         {"kernelet", {{"profiles", characterisation_file}}}};
   for (const PolicyInfo& info : policy_registry()) {
     EXPECT_EQ(info.summary.find("option"), std::string::npos) << info.name;
     const PolicyOptions base = required.count(info.name) != 0 ? required.at(info.name) : PolicyOptions{};

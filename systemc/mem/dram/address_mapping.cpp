@@ -29,6 +29,18 @@ AddressMapping::AddressMapping(const DramConfig& config)
     shift_[i] = log2_if_power_of_two(radix_[i]);
   }
   interleave_shift_ = log2_if_power_of_two(interleave_bytes_);
+  rotate_ = config.address_rotate;
+}
+
+AddressMapping::Rotation AddressMapping::rotation(std::uint64_t row) const {
+  if (!rotate_) return {};
+  // SplitMix64's finaliser: every row bit moves both rotations, so rows that differ only in high bits
+  // (arrays at aligned bases) turn differently.
+  std::uint64_t h = row + 0x9E3779B97F4A7C15ULL;
+  h = (h ^ (h >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+  h = (h ^ (h >> 27U)) * 0x94D049BB133111EBULL;
+  h ^= h >> 31U;
+  return {static_cast<std::uint32_t>(h % banks_), static_cast<std::uint32_t>((h >> 32U) % channels_)};
 }
 
 int AddressMapping::log2_if_power_of_two(std::uint64_t value) {
@@ -70,6 +82,11 @@ DramAddress AddressMapping::decode(std::uint64_t address) const {
     }
   }
   out.row = high;
+  if (rotate_) {
+    const Rotation r = rotation(out.row);
+    out.bank = (out.bank + r.bank) % banks_;
+    out.channel = (out.channel + r.channel) % channels_;
+  }
   return out;
 }
 
@@ -82,13 +99,13 @@ std::uint64_t AddressMapping::encode(const DramAddress& where) const {
     std::uint64_t digit = 0;
     switch (fields_lsb_first_[k]) {
       case Field::kBank:
-        digit = where.bank;
+        digit = (where.bank + banks_ - rotation(where.row).bank) % banks_;  // decode()'s rotation undone
         break;
       case Field::kColumn:
         digit = where.column / interleave_bytes_;
         break;
       case Field::kChannel:
-        digit = where.channel;
+        digit = (where.channel + channels_ - rotation(where.row).channel) % channels_;
         break;
     }
     if (high > (std::numeric_limits<std::uint64_t>::max() - digit) / radix_[k]) {

@@ -58,6 +58,14 @@ class AddressMapping {
   // log2 of radix_[i] and of interleave_bytes_ when a power of two, else -1 (decode() shifts then).
   std::array<int, 3> shift_{};
   int interleave_shift_ = -1;
+  bool rotate_ = false;  ///< DramConfig::address_rotate
+
+  /// How far DramConfig::address_rotate turns the bank and the channel index of `row`'s accesses.
+  struct Rotation {
+    std::uint32_t bank = 0;
+    std::uint32_t channel = 0;
+  };
+  [[nodiscard]] Rotation rotation(std::uint64_t row) const;
 
   static int log2_if_power_of_two(std::uint64_t value);
 };

@@ -55,6 +55,11 @@ struct DramConfig {
   /// for another row (0 = no cap).
   std::uint32_t row_hit_cap = 0;
   bool refresh = false;  ///< model all-bank refresh every tREFI (tRFC long)
+  /// Permutation-based interleaving (after Zhang, Zhu and Zhang, MICRO 2000; GPUs hash their memory
+  /// partitions alike): the bank and the channel index are each rotated by a hash of the row number, so
+  /// that streams whose addresses differ only in high bits (the same offset in different arrays) spread
+  /// over the channels and banks instead of meeting in one. A rotation is a permutation for any count.
+  bool address_rotate = false;
 };
 
 /// Throws std::invalid_argument naming the offending parameter when `config` cannot be modelled.
