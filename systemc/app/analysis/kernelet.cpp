@@ -62,6 +62,7 @@ std::vector<ReportRow> analyze_kernelet(const ExperimentResults& r) {
   std::vector<std::optional<double>> opt_over_base;
   std::vector<std::optional<double>> from_opt;
   std::size_t mc_better_total = 0;
+  bool mc_measured = false;
   for (std::size_t w = 0; w < r.grid->workloads.size(); ++w) {
     const std::string& name = r.grid->workloads[w].workload.name;
     const std::optional<double> base = time_ms(r, w, 0);
@@ -107,13 +108,16 @@ std::vector<ReportRow> analyze_kernelet(const ExperimentResults& r) {
       rows.push_back({"mc/" + name + "/better_than_kernelet",
                       any ? std::optional(static_cast<double>(better)) : std::nullopt, std::nullopt, "runs"});
       mc_better_total += better;
+      mc_measured = mc_measured || any;
     }
   }
   if (!kernelet.empty()) add_range("kernelet/over_base", over_base, "%", rows);
   if (!opt.empty()) add_range("opt/over_base", opt_over_base, "%", rows);
   if (!kernelet.empty() && !opt.empty()) add_range("kernelet/from_opt", from_opt, "%", rows);
   if (!mc.empty()) {
-    rows.push_back({"mc/better_than_kernelet", static_cast<double>(mc_better_total), std::nullopt, "runs"});
+    rows.push_back({"mc/better_than_kernelet",
+                    mc_measured ? std::optional(static_cast<double>(mc_better_total)) : std::nullopt, std::nullopt,
+                    "runs"});
   }
   return rows;
 }
