@@ -116,8 +116,8 @@ std::vector<ReportRow> analyze_kernelet(const ExperimentResults& r) {
   if (!kernelet.empty() && !opt.empty()) add_range("kernelet/from_opt", from_opt, "%", rows);
   if (!mc.empty()) {
     rows.push_back({"mc/better_than_kernelet",
-                    mc_measured ? std::optional(static_cast<double>(mc_better_total)) : std::nullopt, std::nullopt,
-                    "runs"});
+                    mc_measured ? std::optional(static_cast<double>(mc_better_total)) : std::nullopt,
+                    std::nullopt, "runs"});
   }
   return rows;
 }
