@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include "app/commands.h"
 
 #include "config/gpu_loader.h"
+#include "config/yaml_reader.h"
 #include "core/error.h"
 #include "sm/warp_scheduler/registry.h"
 #include "wave/waveform.h"
@@ -157,6 +159,27 @@ void apply_tb_interference_option(GpuConfig& gpu, const std::string& tb_interfer
     throw InputError("--tb-interference must be on or off, not '" + tb_interference + "'");
   }
   gpu.memory.tb_interference = tb_interference == "on";
+}
+
+std::vector<std::shared_ptr<const KernelDesc>> pick_kernels(
+    const std::vector<std::shared_ptr<const KernelDesc>>& all, const std::vector<std::string>& names,
+    const std::string& file) {
+  if (names.empty()) return all;
+  std::vector<std::shared_ptr<const KernelDesc>> out;
+  for (const std::string& name : names) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& k) { return k->name == name; });
+    if (it == all.end()) {
+      std::vector<std::string> known;
+      known.reserve(all.size());
+      for (const auto& k : all) known.push_back(k->name);
+      const std::string guess = config::closest_name(name, known);
+      throw InputError("--kernel " + name + ": " + file + " has no kernel '" + name + "'" +
+                       (guess.empty() ? "" : " (did you mean '" + guess + "'?)") +
+                       "; kernels: " + config::join_choices(known, " and "));
+    }
+    if (std::find(out.begin(), out.end(), *it) == out.end()) out.push_back(*it);
+  }
+  return out;
 }
 
 }  // namespace gpumux

@@ -3,11 +3,13 @@
 // violation, 2 bad input or usage) and reports errors itself on stderr.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <boost/program_options/parsers.hpp>
 
+#include "core/kernel_desc.h"
 #include "frontend/copy_policy.h"
 #include "policy/registry.h"
 
@@ -30,6 +32,12 @@ int stm_command(const std::vector<std::string>& args);
 int characterise_command(const std::vector<std::string>& args);
 /// gpumux kernelet: Kernelet's model against a characterisation's measurements (app/kernelet_command.cpp).
 int kernelet_command(const std::vector<std::string>& args);
+
+/// The kernels of `all` (a library loaded from `file`) named by --kernel, in the order named, each once;
+/// all of them when `names` is empty. InputError naming the unknown one, with a did-you-mean.
+[[nodiscard]] std::vector<std::shared_ptr<const KernelDesc>> pick_kernels(
+    const std::vector<std::shared_ptr<const KernelDesc>>& all, const std::vector<std::string>& names,
+    const std::string& file);
 
 /// KEY=VALUE strings (--policy-opt) as a map; InputError on a malformed item.
 [[nodiscard]] PolicyOptions parse_policy_options(const std::vector<std::string>& items);

@@ -31,27 +31,6 @@ constexpr const char* kProfileUsage =
     "                      [--memory-model simple|dram] [--tb-interference on|off] [--jobs N] [--seed N]\n"
     "                      [--timeout S] [--quiet]\n";
 
-std::vector<std::shared_ptr<const KernelDesc>> pick(const std::vector<std::shared_ptr<const KernelDesc>>& all,
-                                                    const std::vector<std::string>& names,
-                                                    const std::string& file) {
-  if (names.empty()) return all;
-  std::vector<std::shared_ptr<const KernelDesc>> out;
-  for (const std::string& name : names) {
-    const auto it = std::find_if(all.begin(), all.end(), [&](const auto& k) { return k->name == name; });
-    if (it == all.end()) {
-      std::vector<std::string> known;
-      known.reserve(all.size());
-      for (const auto& k : all) known.push_back(k->name);
-      const std::string guess = config::closest_name(name, known);
-      throw InputError("--kernel " + name + ": " + file + " has no kernel '" + name + "'" +
-                       (guess.empty() ? "" : " (did you mean '" + guess + "'?)") +
-                       "; kernels: " + config::join_choices(known, " and "));
-    }
-    if (std::find(out.begin(), out.end(), *it) == out.end()) out.push_back(*it);
-  }
-  return out;
-}
-
 }  // namespace
 
 int profile_command(const std::vector<std::string>& args) {
@@ -123,7 +102,7 @@ int profile_command(const std::vector<std::string>& args) {
   apply_sm_model_options(gpu, sm_model, warp_scheduler);
   apply_memory_model_option(gpu, memory_model);
   apply_tb_interference_option(gpu, tb_interference);
-  const auto kernels = pick(load_kernel_library(kernels_path, gpu), kernel_names, kernels_path);
+  const auto kernels = pick_kernels(load_kernel_library(kernels_path, gpu), kernel_names, kernels_path);
   if (!quiet) {
     opts.progress = [](const std::string& line) { std::cerr << "gpumux profile: " << line << '\n'; };
   }
