@@ -6,6 +6,14 @@
 #include "core/error.h"
 
 namespace gpumux::dram {
+namespace {
+
+// The errors, out of line: their message building would otherwise weigh on the hot functions' frames.
+[[noreturn, gnu::cold, gnu::noinline]] void fail(std::uint32_t channel, const std::string& what) {
+  throw InvariantViolation("DRAM channel " + std::to_string(channel) + ": " + what);
+}
+
+}  // namespace
 
 DramChannel::DramChannel(const DramConfig& config, std::uint32_t index, TimePs period_ps)
     : index_(index),
@@ -22,13 +30,15 @@ DramChannel::DramChannel(const DramConfig& config, std::uint32_t index, TimePs p
       drain_low_(config.write_drain_low),
       hit_cap_(config.row_hit_cap),
       refresh_enabled_(config.refresh),
+      bank_bits_(config.banks > 1 ? 64 - static_cast<unsigned>(__builtin_clzll(config.banks - 1)) : 0),
+      bank_mask_(static_cast<std::uint32_t>((std::uint64_t{1} << bank_bits_) - 1)),
       banks_(config.banks),
       refresh_due_(config.timing.tREFI) {
   for (RequestQueue* queue : {&reads_, &writes_}) {
     queue->by_bank.resize(config.banks);
     queue->candidates.resize(config.banks);
-    queue->stale.resize((config.banks + 63) / 64);
-    queue->with_candidate.resize((config.banks + 63) / 64);
+    queue->stale.resize(config.banks);
+    queue->with_candidate.resize(config.banks);
   }
   reads_.window = config.read_queue;
   writes_.window = config.write_queue;
@@ -48,13 +58,15 @@ void DramChannel::push(std::uint64_t id, const DramAddress& where, bool is_write
   next_cycle_ = std::min(next_cycle_, eligible_cycle);
 }
 
+// step() runs once per command and the functions of a command (admit, replan and its decision, issue and
+// serve) are always inlined into it: one function per command rather than a chain of calls, each saving
+// and restoring registers (about a sixteenth of the instructions of the bench's random pattern).
 void DramChannel::step(std::uint64_t cycle, std::vector<DramCompletion>& completed) {
   if (incoming_due(cycle)) admit(cycle);
   if (plan_dirty_ || plan_.cmd == Cmd::kNone) replan(cycle);
   if (plan_.cycle < cycle) {
-    throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": a command planned for cycle " +
-                             std::to_string(plan_.cycle) + " was missed (now cycle " + std::to_string(cycle) +
-                             ")");
+    fail(index_, "a command planned for cycle " + std::to_string(plan_.cycle) + " was missed (now cycle " +
+                     std::to_string(cycle) + ")");
   }
   if (plan_.cmd != Cmd::kNone && plan_.cycle == cycle) {
     issue(cycle, completed);
@@ -75,7 +87,7 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
   return banks_[bank].open ? banks_[bank].row : kNoRow;
 }
 
-void DramChannel::admit(std::uint64_t cycle) {
+[[gnu::always_inline]] inline void DramChannel::admit(std::uint64_t cycle) {
   // The refreshes an idle channel skipped happened before this request could be considered.
   if (queued() == 0) {
     catch_up_refresh(cycle);
@@ -85,11 +97,11 @@ void DramChannel::admit(std::uint64_t cycle) {
   for (; incoming_due(cycle); ++incoming_front_) {
     const Incoming& incoming = incoming_[incoming_front_];
     RequestQueue& queue = incoming.is_write ? writes_ : reads_;
-    enqueue(queue, incoming);
+    const std::uint32_t slot = enqueue(queue, incoming);
     ++queued_;
     // A request past the window changes no decision until it enters the window; one of the other mode
     // none until the mode changes (which wants_drain() below sees).
-    if (queue.size <= queue.window) {
+    if (queue.size <= queue.window && entering_changes_candidate(queue, slot)) {
       invalidate_candidate(queue, incoming.bank);
       if (incoming.is_write == draining_) plan_dirty_ = true;
     }
@@ -107,14 +119,15 @@ void DramChannel::admit(std::uint64_t cycle) {
   if (wants_drain() != draining_) plan_dirty_ = true;
 }
 
-void DramChannel::enqueue(RequestQueue& queue, const Incoming& incoming) {
+[[gnu::always_inline]] inline std::uint32_t DramChannel::enqueue(RequestQueue& queue,
+                                                                 const Incoming& incoming) {
   std::uint32_t slot = 0;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
     free_slots_.pop_back();
   } else {
     if (requests_.size() == kNoSlot) {
-      throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": too many requests queued");
+      fail(index_, "too many requests queued");
     }
     slot = static_cast<std::uint32_t>(requests_.size());
     requests_.emplace_back();
@@ -123,6 +136,9 @@ void DramChannel::enqueue(RequestQueue& queue, const Incoming& incoming) {
   // Field by field: a Request built apart and copied in would be read back whole right after its fields
   // were stored, which the CPU cannot forward (a stall).
   Request& request = requests_[slot];
+  // The seq shares Candidate::rank with the bank and a flag: 2^(63 - bank_bits_) pushes (5e17 with 16
+  // banks) before it would overflow.
+  if (next_seq_ >> (63 - bank_bits_) != 0) fail(index_, "request sequence number overflow");
   request.seq = next_seq_++;
   request.row = incoming.row;
   request.id = incoming.id;
@@ -135,15 +151,32 @@ void DramChannel::enqueue(RequestQueue& queue, const Incoming& incoming) {
   if (queue.youngest != kNoSlot) requests_[queue.youngest].younger = slot;
   queue.youngest = slot;
   if (++queue.size == queue.window) queue.window_youngest = slot;
+  sizes_changed_ = true;
   if (bank.youngest == kNoSlot) {
     bank.oldest = slot;
   } else {
     requests_[bank.youngest].bank_next = slot;
   }
   bank.youngest = slot;
+  return slot;
 }
 
-void DramChannel::dequeue(RequestQueue& queue, std::uint32_t slot) {
+[[gnu::always_inline]] inline bool DramChannel::entering_changes_candidate(const RequestQueue& queue,
+                                                                           std::uint32_t slot) const {
+  // The request is the youngest of its bank in the window, so it changes the bank's candidate (see
+  // compute_candidate()) only if the bank had none, or had a PRE for want of a hit and it is a hit that is
+  // not capped. An ACT (for the bank's oldest) or an older hit stands.
+  const Request& request = requests_[slot];
+  const std::uint32_t b = request.bank;
+  if (queue.stale.contains(b)) return true;  // to be recomputed anyway
+  const Candidate& candidate = queue.candidates[b];
+  if (candidate.cmd == Cmd::kNone) return true;
+  if (candidate.cmd != Cmd::kPrecharge) return false;
+  const Bank& bank = banks_[b];
+  return request.row == bank.row && !(hit_cap_ != 0 && bank.streak >= hit_cap_);
+}
+
+[[gnu::always_inline]] inline void DramChannel::dequeue(RequestQueue& queue, std::uint32_t slot) {
   const Request& request = requests_[slot];
   BankList& bank = queue.by_bank[request.bank];
   if (request.bank_prev == kNoSlot) {
@@ -169,24 +202,31 @@ void DramChannel::dequeue(RequestQueue& queue, std::uint32_t slot) {
     requests_[request.younger].older = request.older;
   }
   --queue.size;
+  sizes_changed_ = true;
   free_slots_.push_back(slot);
 }
 
-bool DramChannel::wants_drain() const {
+[[gnu::always_inline]] inline bool DramChannel::wants_drain() const {
+  // Evaluated at every decision with outcomes the predictor cannot guess: computed without branches.
   const std::size_t reads = reads_.size;
   const std::size_t writes = writes_.size;
-  if (!draining_) return writes >= drain_high_ || (writes > 0 && reads == 0);
-  return !(writes == 0 || (writes <= drain_low_ && reads > 0));
+  const bool start = (writes >= drain_high_) | ((writes > 0) & (reads == 0));
+  const bool stop = (writes == 0) | ((writes <= drain_low_) & (reads > 0));
+  return draining_ ? !stop : start;
 }
 
-void DramChannel::update_mode() {
+[[gnu::always_inline]] inline void DramChannel::update_mode() {
+  // The mode depends on the queues' sizes and itself only, and is stable (wants_drain() agrees with the
+  // mode it chose), so it is looked at again only once a size changed.
+  if (!sizes_changed_) return;
+  sizes_changed_ = false;
   const bool drain = wants_drain();
   // Only drains forced by the high watermark count (not those for want of reads).
-  if (drain && !draining_ && writes_.size >= drain_high_) ++stats_.write_drains;
+  stats_.write_drains += static_cast<std::uint64_t>(drain & !draining_ & (writes_.size >= drain_high_));
   draining_ = drain;
 }
 
-void DramChannel::replan(std::uint64_t from) {
+[[gnu::always_inline]] inline void DramChannel::replan(std::uint64_t from) {
   plan_dirty_ = false;
   if (queued() == 0) {
     // Idle: refresh is replayed lazily (catch_up_refresh), so there is nothing to wake up for.
@@ -199,14 +239,13 @@ void DramChannel::replan(std::uint64_t from) {
   }
   plan_requests(from);
   if (plan_.cycle == kNeverCycle) {
-    throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": " + std::to_string(queued()) +
-                             " requests queued but no command can ever issue");
+    fail(index_, std::to_string(queued()) + " requests queued but no command can ever issue");
   }
   // Refresh takes over when due: wake then to plan it (no command of this plan issues before).
   if (refresh_enabled_ && plan_.cycle >= refresh_due_) plan_ = Plan{refresh_due_, Cmd::kNone, 0, 0};
 }
 
-void DramChannel::plan_requests(std::uint64_t from) {
+[[gnu::always_inline]] inline void DramChannel::plan_requests(std::uint64_t from) {
   update_mode();
   const bool writing = draining_;
   if (writing != best_for_writes_) {
@@ -229,45 +268,35 @@ void DramChannel::plan_requests(std::uint64_t from) {
   // that is, the least (cycle, rank). Ranks are distinct (one request each) but for banks without a
   // candidate, which never win.
   Best best;
-  const auto consider = [&](std::uint32_t b) {
+  const auto consider = [&](std::uint32_t b) __attribute__((always_inline)) {
     const Candidate& candidate = queue.candidates[b];
     const std::uint64_t ready =
         std::max(candidate.bank_ready, channel_ready[static_cast<int>(candidate.cmd)]);
     const Key key = (Key{ready} << 64U) | candidate.rank;
-    // Branch-free: which bank wins is data dependent and would mispredict often.
-    const bool better = key < best.key;
-    best.key = better ? key : best.key;
-    best.bank = better ? b : best.bank;
-  };
-  // Calls visit(b) for each bank b of a set (RequestQueue::stale, with_candidate), emptying it if asked.
-  const auto for_each = [](std::vector<std::uint64_t>& set, bool clear, auto&& visit) {
-    for (std::size_t word = 0; word < set.size(); ++word) {
-      const std::uint64_t bits = set[word];
-      if (clear) set[word] = 0;
-      for (std::uint64_t rest = bits; rest != 0; rest &= rest - 1) {
-        visit(static_cast<std::uint32_t>(word * 64 + static_cast<unsigned>(__builtin_ctzll(rest))));
-      }
-    }
+    // Branch-free: which bank wins is data dependent and would mispredict often. The bank is in the key.
+    best.key = std::min(best.key, key);
   };
   if (best_valid_ && from <= static_cast<std::uint64_t>(best_.key >> 64U)) {
     // Only requests have entered since the last plan (best_valid_): its winner still beats every bank
     // but the changed ones.
     best = best_;
-    for_each(queue.stale, true, [&](std::uint32_t b) {
+    queue.stale.visit_each<true>([&](std::uint32_t b) __attribute__((always_inline)) {
       compute_candidate(b, queue, end);
       consider(b);
     });
   } else {
-    for_each(queue.stale, true, [&](std::uint32_t b) { compute_candidate(b, queue, end); });
+    queue.stale.visit_each<true>([&](std::uint32_t b)
+                                     __attribute__((always_inline)) { compute_candidate(b, queue, end); });
     // The banks without a candidate never win: when they are many, skip them; else look at every bank
     // in a loop without a data-dependent branch.
     const auto banks = static_cast<std::uint32_t>(queue.candidates.size());
     if (std::uint64_t{queue.with_count} * 4 <= banks) {
-      for_each(queue.with_candidate, false, consider);
+      queue.with_candidate.visit_each<false>(consider);
     } else {
       for (std::uint32_t b = 0; b < banks; ++b) consider(b);
     }
   }
+  best.bank = static_cast<std::uint32_t>(best.key) & bank_mask_;  // (kNoKey: unused)
   // Field by field: a copy of the whole would store the key's halves and load it back at once, which the
   // CPU cannot forward (a stall of a dozen cycles).
   best_.key = best.key;
@@ -281,20 +310,20 @@ void DramChannel::plan_requests(std::uint64_t from) {
   plan_ = Plan{static_cast<std::uint64_t>(best.key >> 64U), candidate.cmd, best.bank, candidate.slot};
 }
 
-void DramChannel::compute_candidate(std::uint32_t b, RequestQueue& queue, std::uint64_t end) {
+[[gnu::always_inline]] inline void DramChannel::compute_candidate(std::uint32_t b, RequestQueue& queue,
+                                                                  std::uint64_t end) {
   // Filled in place, field by field: a Candidate built apart and copied in would be read back whole right
   // after its fields were stored one by one, which the CPU cannot forward (a stall of a dozen cycles).
   Candidate& candidate = queue.candidates[b];
-  std::uint64_t& word = queue.with_candidate[b / 64];
-  const std::uint64_t bit = std::uint64_t{1} << (b % 64);
-  queue.with_count -= (word & bit) != 0 ? 1 : 0;
-  const auto set = [&](std::uint64_t bank_ready, std::uint32_t slot, bool row_command, Cmd cmd) {
+  queue.with_count -= queue.with_candidate.contains(b) ? 1 : 0;
+  const auto set = [&](std::uint64_t bank_ready, std::uint32_t slot, bool row_command, Cmd cmd)
+      __attribute__((always_inline)) {
     constexpr std::uint64_t kRowCommand = std::uint64_t{1} << 63;  // after every hit at the same cycle
     candidate.bank_ready = bank_ready;
-    candidate.rank = (row_command ? kRowCommand : 0) | requests_[slot].seq;
+    candidate.rank = (row_command ? kRowCommand : 0) | requests_[slot].seq << bank_bits_ | b;
     candidate.slot = slot;
     candidate.cmd = cmd;
-    word |= bit;
+    queue.with_candidate.insert(b);
     ++queue.with_count;
   };
   const std::uint32_t oldest = queue.by_bank[b].oldest;
@@ -304,7 +333,7 @@ void DramChannel::compute_candidate(std::uint32_t b, RequestQueue& queue, std::u
     candidate.rank = kNeverCycle;
     candidate.slot = 0;
     candidate.cmd = Cmd::kNone;
-    word &= ~bit;
+    queue.with_candidate.erase(b);
     return;
   }
   const Bank& bank = banks_[b];
@@ -335,9 +364,7 @@ void DramChannel::compute_candidate(std::uint32_t b, RequestQueue& queue, std::u
 
 void DramChannel::invalidate_candidates() {
   for (RequestQueue* queue : {&reads_, &writes_}) {
-    for (std::uint32_t b = 0; b < queue->candidates.size(); ++b) {
-      queue->stale[b / 64] |= std::uint64_t{1} << (b % 64);
-    }
+    queue->stale.insert_all(static_cast<std::uint32_t>(queue->candidates.size()));
   }
   best_valid_ = false;
 }
@@ -357,7 +384,8 @@ void DramChannel::plan_refresh(std::uint64_t from) {
   plan_ = open_banks_ > 0 ? best : Plan{ref_ready, Cmd::kRefresh, 0, 0};
 }
 
-void DramChannel::issue(std::uint64_t cycle, std::vector<DramCompletion>& completed) {
+[[gnu::always_inline]] inline void DramChannel::issue(std::uint64_t cycle,
+                                                      std::vector<DramCompletion>& completed) {
   next_command_ = cycle + 1;
   plan_dirty_ = true;
   best_valid_ = false;  // every command moves a bound of its bank and most move a channel-wide one
@@ -374,6 +402,14 @@ void DramChannel::issue(std::uint64_t cycle, std::vector<DramCompletion>& comple
       if (entry.outcome == RowOutcome::kHit) entry.outcome = RowOutcome::kMiss;
       log(cycle, DramCommandKind::kActivate, plan_.bank, entry.row, entry.id);
       activate(cycle, plan_.bank, entry.row);
+      // Its request is now the bank's oldest request of the window and an uncapped hit (streak 0): the
+      // bank's next candidate in this mode is its column command, which compute_candidate() would find.
+      RequestQueue& queue = draining_ ? writes_ : reads_;
+      Candidate& candidate = queue.candidates[plan_.bank];
+      candidate.bank_ready = banks_[plan_.bank].col_ready;
+      candidate.rank = entry.seq << bank_bits_ | plan_.bank;
+      candidate.cmd = draining_ ? Cmd::kWrite : Cmd::kRead;
+      queue.stale.erase(plan_.bank);
       return;
     }
     case Cmd::kPrecharge: {
@@ -390,10 +426,11 @@ void DramChannel::issue(std::uint64_t cycle, std::vector<DramCompletion>& comple
     case Cmd::kNone:
       break;
   }
-  throw InvariantViolation("DRAM channel " + std::to_string(index_) + ": issuing an empty plan");
+  fail(index_, "issuing an empty plan");
 }
 
-void DramChannel::serve(std::uint64_t cycle, std::vector<DramCompletion>& completed) {
+[[gnu::always_inline]] inline void DramChannel::serve(std::uint64_t cycle,
+                                                      std::vector<DramCompletion>& completed) {
   RequestQueue& queue = draining_ ? writes_ : reads_;
   const std::uint32_t bank_index = plan_.bank;
   const Request& entry = requests_[plan_.slot];
@@ -440,10 +477,13 @@ void DramChannel::serve(std::uint64_t cycle, std::vector<DramCompletion>& comple
   dequeue(queue, plan_.slot);
   --queued_;
   invalidate_bank(bank_index);
-  if (queue.size >= queue.window) invalidate_candidate(queue, requests_[queue.window_youngest].bank);
+  if (queue.size >= queue.window && entering_changes_candidate(queue, queue.window_youngest)) {
+    invalidate_candidate(queue, requests_[queue.window_youngest].bank);
+  }
 }
 
-void DramChannel::activate(std::uint64_t cycle, std::uint32_t bank_index, std::uint64_t row) {
+[[gnu::always_inline]] inline void DramChannel::activate(std::uint64_t cycle, std::uint32_t bank_index,
+                                                         std::uint64_t row) {
   Bank& bank = banks_[bank_index];
   bank.open = true;
   bank.row = row;
@@ -461,7 +501,7 @@ void DramChannel::activate(std::uint64_t cycle, std::uint32_t bank_index, std::u
   act_ready_ = std::max(rrd_ready_, faw_ready);
 }
 
-void DramChannel::precharge(std::uint64_t cycle, std::uint32_t bank_index) {
+[[gnu::always_inline]] inline void DramChannel::precharge(std::uint64_t cycle, std::uint32_t bank_index) {
   Bank& bank = banks_[bank_index];
   bank.open = false;
   bank.act_ready = std::max<std::uint64_t>(bank.act_ready, cycle + t_.tRP);

@@ -74,12 +74,15 @@
 // constant time, and the window's last request is tracked as requests come and go. Each bank caches, per
 // mode (reads, writes), the command FR-FCFS would give it (from its own list, oldest first, inside the
 // window), recomputed only when that bank's state or its part of the window changes (a switch of mode
-// recomputes only the banks changed since that mode last ran). A decision is then a loop without
-// data-dependent branches over the banks (over those with a command when they are few), or, when
-// requests have only entered the queue since the last decision, a comparison of the changed banks with its
-// winner. The channel computes the first cycle any candidate becomes legal and sleeps until then (or until
-// a request enters), which is exact because every rule above is a lower bound on a cycle that only
-// commands or arrivals move.
+// recomputes only the banks changed since that mode last ran; a request entering the window changes its
+// bank's command only if the bank had none or had a PRE for want of the hit it brings, and after an ACT
+// the bank's next command is known: its request's RD/WR). A candidate's key (cycle, rank) carries its
+// bank in the rank's low bits, so a decision is a loop without data-dependent branches that keeps one
+// minimum over the banks (over those with a command when they are few), or, when requests have only
+// entered the queue since the last decision, a comparison of the changed banks with its winner. The
+// channel computes the first cycle any candidate becomes legal and sleeps until then (or until a request
+// enters), which is exact because every rule above is a lower bound on a cycle that only commands or
+// arrivals move.
 
 #include <array>
 #include <cstddef>
@@ -232,9 +235,56 @@ class DramChannel {
   // (tRRD, tFAW, column spacing, turnarounds), which other banks' commands move.
   struct Candidate {
     std::uint64_t bank_ready = kNeverCycle;  // the bank's own bound on the command (e.g. ACT + tRCD)
-    std::uint64_t rank = kNeverCycle;        // tie break at equal cycles: row hits first, then the oldest
-    std::uint32_t slot = 0;                  // of its request
+    // Tie break at equal cycles: row hits first, then the oldest. Bit 63: a row command; then the request's
+    // seq; the low bank_bits_ bits: the bank. Ranks are distinct (one request each), so the bank never
+    // decides an order, but names the winner of a scan: the scan keeps only the least key (a key and a
+    // bank apart took a second compare per bank).
+    std::uint64_t rank = kNeverCycle;
+    std::uint32_t slot = 0;  // of its request
     Cmd cmd = Cmd::kNone;
+  };
+  // A set of banks: bit b of one word for the first 64 banks (every shipped GPU has 16), further words
+  // only past them, so that the usual set costs neither a loop nor an indirection.
+  class BankSet {
+   public:
+    void resize(std::uint32_t banks) { more_.assign(banks > 64 ? (banks - 1) / 64 : 0, 0); }
+    [[nodiscard]] bool contains(std::uint32_t bank) const { return (word(bank) & bit(bank)) != 0; }
+    void insert(std::uint32_t bank) { word(bank) |= bit(bank); }
+    void erase(std::uint32_t bank) { word(bank) &= ~bit(bank); }
+    /// Inserts `bank` if `filter` holds it.
+    void insert_if_in(std::uint32_t bank, const BankSet& filter) {
+      word(bank) |= filter.word(bank) & bit(bank);
+    }
+    void insert_all(std::uint32_t banks) {
+      for (std::uint32_t b = 0; b < banks; ++b) insert(b);
+    }
+    /// Calls visit(b) for each bank b of the set, lowest first; `clear`: empties the set first.
+    template <bool clear, typename Visit>
+    [[gnu::always_inline]] void visit_each(Visit&& visit) {
+      visit_word<clear>(first_, 0, visit);
+      if (__builtin_expect(!more_.empty(), 0)) {
+        for (std::size_t w = 0; w < more_.size(); ++w) visit_word<clear>(more_[w], (w + 1) * 64, visit);
+      }
+    }
+
+   private:
+    static std::uint64_t bit(std::uint32_t bank) { return std::uint64_t{1} << (bank % 64); }
+    std::uint64_t& word(std::uint32_t bank) {
+      return __builtin_expect(bank < 64, 1) ? first_ : more_[bank / 64 - 1];
+    }
+    [[nodiscard]] const std::uint64_t& word(std::uint32_t bank) const {
+      return __builtin_expect(bank < 64, 1) ? first_ : more_[bank / 64 - 1];
+    }
+    template <bool clear, typename Visit>
+    [[gnu::always_inline]] static void visit_word(std::uint64_t& word, std::size_t base, Visit& visit) {
+      std::uint64_t bits = word;
+      if (clear) word = 0;
+      for (; bits != 0; bits &= bits - 1) {
+        visit(static_cast<std::uint32_t>(base + static_cast<unsigned>(__builtin_ctzll(bits))));
+      }
+    }
+    std::uint64_t first_ = 0;          // banks 0 to 63
+    std::vector<std::uint64_t> more_;  // banks 64 on
   };
   // The queued requests of one kind: all of them in age order (to find the window, the oldest `window`)
   // and each bank's (to find a bank's candidate without scanning the others); and each bank's candidate
@@ -247,11 +297,11 @@ class DramChannel {
     std::size_t window = 0;
     std::vector<BankList> by_bank;
     std::vector<Candidate> candidates;  // per bank
-    // Sets of banks, bit b % 64 of word b / 64 for bank b: those whose candidate is to be recomputed, and
-    // those with a candidate (a command; a decision looks at those only when they are few, as when
-    // requests are spread thin, rather than at every bank) and their count.
-    std::vector<std::uint64_t> stale;
-    std::vector<std::uint64_t> with_candidate;
+    // Sets of banks: those whose candidate is to be recomputed, and those with a candidate (a command; a
+    // decision looks at those only when they are few, as when requests are spread thin, rather than at
+    // every bank) and their count.
+    BankSet stale;
+    BankSet with_candidate;
     std::uint32_t with_count = 0;
   };
   struct Plan {
@@ -278,7 +328,10 @@ class DramChannel {
     return queue.size > queue.window ? requests_[queue.window_youngest].seq : kNeverCycle;
   }
   void admit(std::uint64_t cycle);
-  void enqueue(RequestQueue& queue, const Incoming& incoming);
+  /// Links the request into `queue`'s lists; returns its slot.
+  std::uint32_t enqueue(RequestQueue& queue, const Incoming& incoming);
+  /// Whether `slot`, entering `queue`'s window as its youngest request, changes its bank's candidate.
+  [[nodiscard]] bool entering_changes_candidate(const RequestQueue& queue, std::uint32_t slot) const;
   void dequeue(RequestQueue& queue, std::uint32_t slot);
   void update_mode();
   void replan(std::uint64_t from);
@@ -286,16 +339,14 @@ class DramChannel {
   void compute_candidate(std::uint32_t bank, RequestQueue& queue, std::uint64_t window_end);
   /// The bank's part of `queue`'s window changed.
   void invalidate_candidate(RequestQueue& queue, std::uint32_t bank) {
-    queue.stale[bank / 64] |= std::uint64_t{1} << (bank % 64);
+    queue.stale.insert(bank);
     if (bank == best_.bank && &queue == (best_for_writes_ ? &writes_ : &reads_)) best_valid_ = false;
   }
   /// The bank's state changed: its candidates in both modes. A known lack of a candidate stands: a bank
   /// has one exactly when it has a request in the mode's window, whatever its state.
   void invalidate_bank(std::uint32_t bank) {
-    const std::size_t word = bank / 64;
-    const std::uint64_t bit = std::uint64_t{1} << (bank % 64);
-    reads_.stale[word] |= reads_.with_candidate[word] & bit;
-    writes_.stale[word] |= writes_.with_candidate[word] & bit;
+    reads_.stale.insert_if_in(bank, reads_.with_candidate);
+    writes_.stale.insert_if_in(bank, writes_.with_candidate);
     if (bank == best_.bank) best_valid_ = false;
   }
   void invalidate_candidates();
@@ -342,6 +393,8 @@ class DramChannel {
   std::size_t drain_low_;
   std::uint32_t hit_cap_;
   bool refresh_enabled_;
+  unsigned bank_bits_;       // bits of a bank index in Candidate::rank
+  std::uint32_t bank_mask_;  // (1 << bank_bits_) - 1
 
   // Requests: pushed and not yet admitted (in push order, from incoming_front_), and queued.
   std::vector<Request> requests_;
@@ -353,6 +406,7 @@ class DramChannel {
   RequestQueue writes_;
   std::size_t queued_ = 0;  // reads + writes in the queues
   bool draining_ = false;
+  bool sizes_changed_ = false;  // since update_mode() last looked
 
   // Bank and channel timing state (earliest legal cycles).
   std::vector<Bank> banks_;

@@ -53,6 +53,20 @@ DramController::DramController(const DramConfig& config)
   due_.assign(words_, 0);
 }
 
+// Inlined: once per channel stepped.
+[[gnu::always_inline]] inline void DramController::wheel_insert(std::uint32_t channel, std::uint64_t cycle) {
+  if (cycle == kNeverCycle) return;
+  const std::uint64_t bit = std::uint64_t{1} << (channel % 64);
+  if (cycle - base_ < kWheelCycles) {
+    const std::uint64_t bucket = cycle % kWheelCycles;
+    wheel_[bucket * words_ + channel / 64] |= bit;
+    occupied_[bucket / 64] |= std::uint64_t{1} << (bucket % 64);
+  } else {
+    far_[channel / 64] |= bit;
+    ++far_count_;
+  }
+}
+
 void DramController::enqueue(const DramRequest& request) {
   if (request.arrival_ps < last_arrival_ps_ || request.arrival_ps < now_ps_) {
     throw InvariantViolation("DRAM request " + std::to_string(request.id) + " arrives at " +
@@ -125,19 +139,6 @@ void DramController::advance(TimePs now, std::vector<DramCompletion>& completed)
   earliest_cycle_ = wheel_earliest();
 }
 
-void DramController::wheel_insert(std::uint32_t channel, std::uint64_t cycle) {
-  if (cycle == kNeverCycle) return;
-  const std::uint64_t bit = std::uint64_t{1} << (channel % 64);
-  if (cycle - base_ < kWheelCycles) {
-    const std::uint64_t bucket = cycle % kWheelCycles;
-    wheel_[bucket * words_ + channel / 64] |= bit;
-    occupied_[bucket / 64] |= std::uint64_t{1} << (bucket % 64);
-  } else {
-    far_[channel / 64] |= bit;
-    ++far_count_;
-  }
-}
-
 void DramController::wheel_erase(std::uint32_t channel, std::uint64_t cycle) {
   if (cycle == kNeverCycle) return;
   const std::uint64_t bit = std::uint64_t{1} << (channel % 64);
@@ -157,19 +158,25 @@ void DramController::wheel_erase(std::uint32_t channel, std::uint64_t cycle) {
 void DramController::take_due(std::uint64_t cycle) {
   std::fill(due_.begin(), due_.end(), 0);
   if (cycle < base_) return;  // no channel is due before base_
-  // The buckets of base_..cycle (all of them if the wheel turns fully).
-  const std::uint64_t last = std::min(cycle, base_ + kWheelCycles - 1);
-  for (std::uint64_t at = base_; at <= last; ++at) {
-    const std::uint64_t bucket = at % kWheelCycles;
-    std::uint64_t& occupied = occupied_[bucket / 64];
-    const std::uint64_t bit = std::uint64_t{1} << (bucket % 64);
-    if ((occupied & bit) == 0) continue;
-    occupied &= ~bit;
-    std::uint64_t* const words = &wheel_[bucket * words_];
-    for (std::size_t w = 0; w < words_; ++w) {
-      due_[w] |= words[w];
-      words[w] = 0;
+  // The buckets of base_..cycle (all of them if the wheel turns fully), found a word of `occupied_` at a
+  // time rather than cycle by cycle.
+  std::uint64_t left = cycle - base_ >= kWheelCycles ? kWheelCycles : cycle - base_ + 1;
+  for (std::uint64_t at = base_ % kWheelCycles; left != 0;) {
+    const std::uint64_t offset = at % 64;
+    const std::uint64_t take = std::min(left, 64 - offset);
+    const std::uint64_t range = (take == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << take) - 1) << offset;
+    std::uint64_t& occupied = occupied_[at / 64];
+    for (std::uint64_t bits = occupied & range; bits != 0; bits &= bits - 1) {
+      const std::uint64_t bucket = at / 64 * 64 + static_cast<unsigned>(__builtin_ctzll(bits));
+      std::uint64_t* const words = &wheel_[bucket * words_];
+      for (std::size_t w = 0; w < words_; ++w) {
+        due_[w] |= words[w];
+        words[w] = 0;
+      }
     }
+    occupied &= ~range;
+    at = (at + take) % kWheelCycles;
+    left -= take;
   }
   base_ = cycle + 1;
   if (far_count_ == 0) return;
