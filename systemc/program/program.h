@@ -38,12 +38,20 @@ enum class Access : std::uint8_t {
   kBroadcast,
 };
 
+/// A scattered access's segments fall in at most this many bytes of its array (32 GiB; the array's
+/// address range is 64 GiB, sm/warp/memory_requests.h).
+inline constexpr std::uint64_t kMaxScatterBytes = std::uint64_t{1} << 35U;
+
 struct Instruction {
   Op op = Op::kAlu;
   std::vector<Reg> reads;   ///< registers read (must have been written before, in program order)
   Reg write = kNoReg;       ///< register written, or kNoReg
   std::uint32_t bytes = 0;  ///< global load/store: bytes the whole warp moves
   Access access = Access::kCoalesced;
+  /// kScattered only: the threads' segments fall anywhere in the array's first `scatter_bytes` bytes
+  /// (`scattered within NB`: a table the source indexes at random, such as SPMV's x); 0 = anywhere in
+  /// kMaxScatterBytes (data far larger than any cache).
+  std::uint64_t scatter_bytes = 0;
   // kLoopBack only.
   std::uint32_t target = 0;                ///< pc of the loop body's first instruction
   std::uint8_t depth = 0;                  ///< loop nesting depth (0 = outermost): the warp's counter

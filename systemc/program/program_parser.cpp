@@ -43,7 +43,7 @@ std::string shape(const OpInfo& info) {
   std::string text = info.name;
   if (info.writes) text += " rD <-";
   if (info.reads) text += " rS[, rS...]";
-  if (info.bytes) text += in_load(info) ? " NB [coalesced|scattered|broadcast]" : " NB [coalesced|scattered]";
+  if (info.bytes) text += in_load(info) ? " NB [coalesced|scattered [within MB]|broadcast]" : " NB [coalesced|scattered [within MB]]";
   return text;
 }
 
@@ -416,6 +416,25 @@ ParsedInstruction parse_instruction(std::string_view text) {
     } else if (next() == "scattered") {
       in.access = Access::kScattered;
       ++i;
+      if (next() == "within") {
+        ++i;
+        const std::string extent = next();
+        std::uint64_t table = 0;
+        const char* from = extent.data();
+        const char* to = extent.data() + extent.size();
+        const auto [stop, error] = std::from_chars(from, to, table);
+        if (extent.empty() || stop == from || stop + 1 != to || *stop != 'B') {
+          return fail("'scattered within' needs the bytes of the table the threads index, written like "
+                      "324800B, got '" +
+                      extent + "'" + form);
+        }
+        if (error == std::errc::result_out_of_range || table == 0 || table > kMaxScatterBytes) {
+          return fail("'scattered within' takes between 1 and " + std::to_string(kMaxScatterBytes) +
+                      " bytes (32 GiB), got " + extent);
+        }
+        in.scatter_bytes = table;
+        ++i;
+      }
     } else if (next() == "broadcast") {
       if (in.op != Op::kGlobalLoad) {
         return fail(
@@ -453,6 +472,7 @@ std::string to_text(const Instruction& in) {
                           : in.access == Access::kBroadcast ? "broadcast"
                                                             : "coalesced";
     text += " " + std::to_string(in.bytes) + "B " + pattern;
+    if (in.scatter_bytes != 0) text += " within " + std::to_string(in.scatter_bytes) + "B";
   }
   return text;
 }

@@ -12,8 +12,9 @@
 //   sfu rD <- rS[, rS...]                 special-function (transcendental) operation
 //   lds rD <- rA[, ...]                   shared-memory load
 //   sts rV[, ...]                         shared-memory store (reads the listed registers)
-//   ldg rD <- rA[, ...] NB [coalesced|scattered]   global load of N bytes per warp
-//   stg rV[, ...] NB [coalesced|scattered]         global store of N bytes per warp
+//   ldg rD <- rA[, ...] NB [coalesced|scattered [within MB]|broadcast]   global load of N bytes per warp
+//   stg rV[, ...] NB [coalesced|scattered [within MB]]             global store of N bytes per warp
+//   (`within MB`: the scattered segments fall in the array's first M bytes, a table of that size)
 //   bar                                   barrier (__syncthreads)
 
 #include <cstdint>

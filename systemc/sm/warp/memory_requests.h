@@ -17,7 +17,8 @@
 // neighbouring addresses (open DRAM rows, whole L2 lines) and no element is read twice: reuse in L2
 // comes only from what programs share across instructions, which is none. A scattered access puts
 // each thread's segment at a pseudo-random segment of the array (a hash of e and the thread), so it
-// opens a row per segment. A broadcast load is read alike by every warp of its thread block: the n-th
+// opens a row per segment; `scattered within MB` keeps those segments in the array's first M bytes (a
+// table indexed at random, which an L2 as large as the table holds after its first touches). A broadcast load is read alike by every warp of its thread block: the n-th
 // execution by any warp of grid thread block b touches element n x B + b, B = the grid's thread blocks
 // (the reuse an L1 or the L2 serves). Arrays: kernel launch k's instruction pc starts at (k + 1) x 2^44 +
 // pc x 2^36. The `simple` memory model ignores addresses.
@@ -83,8 +84,9 @@ inline void warp_access(const program::Instruction& inst, KernelId kernel, std::
     out.push_back({base + element * bytes, static_cast<std::uint32_t>(bytes)});
     return;
   }
-  // Anywhere in the first 32 GB of the array's 64 GB.
-  const std::uint64_t segments = std::max<std::uint64_t>((std::uint64_t{1} << 35U) / segment_bytes, 1);
+  // Anywhere in the table `scattered within` names, else in the first 32 GB of the array's 64 GB.
+  const std::uint64_t table = inst.scatter_bytes != 0 ? inst.scatter_bytes : program::kMaxScatterBytes;
+  const std::uint64_t segments = std::max<std::uint64_t>(table / segment_bytes, 1);
   for (std::uint32_t t = 0; t < warp_size; ++t) {
     const std::uint64_t segment = mix64(element * warp_size + t) % segments;
     out.push_back({base + segment * segment_bytes, segment_bytes});
