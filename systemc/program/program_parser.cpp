@@ -43,7 +43,9 @@ std::string shape(const OpInfo& info) {
   std::string text = info.name;
   if (info.writes) text += " rD <-";
   if (info.reads) text += " rS[, rS...]";
-  if (info.bytes) text += in_load(info) ? " NB [coalesced|scattered [within MB]|broadcast]" : " NB [coalesced|scattered [within MB]]";
+  if (info.bytes)
+    text += in_load(info) ? " NB [coalesced|scattered [within MB]|broadcast]"
+                          : " NB [coalesced|scattered [within MB]]";
   return text;
 }
 
@@ -424,9 +426,10 @@ ParsedInstruction parse_instruction(std::string_view text) {
         const char* to = extent.data() + extent.size();
         const auto [stop, error] = std::from_chars(from, to, table);
         if (extent.empty() || stop == from || stop + 1 != to || *stop != 'B') {
-          return fail("'scattered within' needs the bytes of the table the threads index, written like "
-                      "324800B, got '" +
-                      extent + "'" + form);
+          return fail(
+              "'scattered within' needs the bytes of the table the threads index, written like "
+              "324800B, got '" +
+              extent + "'" + form);
         }
         if (error == std::errc::result_out_of_range || table == 0 || table > kMaxScatterBytes) {
           return fail("'scattered within' takes between 1 and " + std::to_string(kMaxScatterBytes) +

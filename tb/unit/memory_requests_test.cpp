@@ -74,8 +74,8 @@ TEST(MemoryRequests, ATableSmallerThanASegmentIsOneSegment) {
 TEST(MemoryRequests, WithinIsCheckedAndPrintedCanonically) {
   EXPECT_EQ(program::to_text(parse("ldg r2 <- r0 64B  scattered   within 324800B")),
             "ldg r2 <- r0 64B scattered within 324800B");
-  EXPECT_NE(program::parse_instruction("ldg r2 <- r0 64B scattered within").error.find(
-                "'scattered within' needs the bytes of the table"),
+  EXPECT_NE(program::parse_instruction("ldg r2 <- r0 64B scattered within")
+                .error.find("'scattered within' needs the bytes of the table"),
             std::string::npos);
   EXPECT_NE(program::parse_instruction("ldg r2 <- r0 64B scattered within 12KB").error.find("got '12KB'"),
             std::string::npos);
@@ -84,8 +84,9 @@ TEST(MemoryRequests, WithinIsCheckedAndPrintedCanonically) {
   EXPECT_NE(program::parse_instruction("ldg r2 <- r0 64B scattered within 34359738369B")
                 .error.find("between 1 and 34359738368"),
             std::string::npos);
-  EXPECT_NE(program::parse_instruction("ldg r2 <- r0 64B coalesced within 64B").error.find("unexpected 'within'"),
-            std::string::npos);
+  EXPECT_NE(
+      program::parse_instruction("ldg r2 <- r0 64B coalesced within 64B").error.find("unexpected 'within'"),
+      std::string::npos);
 }
 
 }  // namespace

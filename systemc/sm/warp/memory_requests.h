@@ -18,10 +18,11 @@
 // comes only from what programs share across instructions, which is none. A scattered access puts
 // each thread's segment at a pseudo-random segment of the array (a hash of e and the thread), so it
 // opens a row per segment; `scattered within MB` keeps those segments in the array's first M bytes (a
-// table indexed at random, which an L2 as large as the table holds after its first touches). A broadcast load is read alike by every warp of its thread block: the n-th
-// execution by any warp of grid thread block b touches element n x B + b, B = the grid's thread blocks
-// (the reuse an L1 or the L2 serves). Arrays: kernel launch k's instruction pc starts at (k + 1) x 2^44 +
-// pc x 2^36. The `simple` memory model ignores addresses.
+// table indexed at random, which an L2 as large as the table holds after its first touches). A broadcast load
+// is read alike by every warp of its thread block: the n-th execution by any warp of grid thread block b
+// touches element n x B + b, B = the grid's thread blocks (the reuse an L1 or the L2 serves). Arrays: kernel
+// launch k's instruction pc starts at (k + 1) x 2^44 + pc x 2^36. The `simple` memory model ignores
+// addresses.
 //
 // Timing: requests are sent at the simulated time the instruction issues, from the SM's activation
 // (which runs at that time), so the memory sees the SM's requests in time order with every other
