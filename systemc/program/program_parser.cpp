@@ -43,9 +43,10 @@ std::string shape(const OpInfo& info) {
   std::string text = info.name;
   if (info.writes) text += " rD <-";
   if (info.reads) text += " rS[, rS...]";
-  if (info.bytes)
+  if (info.bytes) {
     text += in_load(info) ? " NB [coalesced|scattered [within MB]|broadcast]"
                           : " NB [coalesced|scattered [within MB]]";
+  }
   return text;
 }
 
