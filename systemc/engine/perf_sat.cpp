@@ -23,7 +23,11 @@ bool PerfSat::toggle(std::uint32_t count, const char* why) {
 }
 
 void PerfSat::sample(std::uint64_t stalled) {
-  const bool coherent = stalled <= stored_;  // not worse than the stored sample (4.3.2.1)
+  // Agrees with the state's direction (4.3.2.1: N+1 blocks are better only if the stalled cycle count
+  // is lower than at N, a strict inequality): more blocks must give strictly fewer stalls, fewer blocks
+  // no more. A tie favours fewer blocks: a kernel that stalls no more with fewer holds no more.
+  const bool increasing = state_ == State::kWeakIncrease || state_ == State::kStrongIncrease;
+  const bool coherent = increasing ? stalled < stored_ : stalled <= stored_;
   const std::uint32_t near_start = start() + 1;
   switch (state_) {
     case State::kSettled:

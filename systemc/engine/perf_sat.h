@@ -11,11 +11,14 @@
 // a choice open, the choice is named here and in docs/config.md "Perf-Sat"):
 //  - Start: ceil(N_max/2) blocks. The first sample is stored and the count goes to ceil(N_max/2)+1, state
 //    weak-increase, direction bit 0, history bit 0.
-//  - Direction of throttle (direction bit 0). A sample "coherent" with the state's direction is one not
-//    greater than the stored one (the text adjusts "until the stalled cycle count is greater"; ties keep
-//    the direction, so a flat kernel ends at N_max, the conservative side for performance). In a weak
-//    state a coherent sample with history 0 sets the history bit (count and stored sample kept); a second
-//    one sets the direction bit, enters the strong state and steps the count. A sample against the
+//  - Direction of throttle (direction bit 0). A sample "coherent" with the state's direction: in an
+//    increase state one lower than the stored one, in a decrease state one not greater. 4.3.2.1's
+//    hypothesis is strict (N+1 blocks are better "if the sum of the pipeline and scoreboarding stalls is
+//    lower than at N"), so a tie favours fewer blocks; the text's "until the stalled cycle count is
+//    greater" would favour more, and would take a kernel that never stalls (issue-bound: every sample
+//    0) to N_max, where the hypothesis says its blocks beyond the first that stall none buy nothing. In a
+//    weak state a coherent sample with history 0 sets the history bit (count and stored sample kept); a
+//    second one sets the direction bit, enters the strong state and steps the count. A sample against the
 //    direction resets the history bit and toggles weak-increase <-> weak-decrease: the sample (of the
 //    count just left) is stored and the count moves to the other side. After more than `max_toggles`
 //    toggles the count is settled, conservatively, at ceil(N_max/2)+1.

@@ -211,11 +211,25 @@ TEST(PerfSat, ACountBetterOnItsSecondSampleIsPassed) {
   EXPECT_EQ(m.limit(), 13U);
 }
 
-TEST(PerfSat, TiesKeepTheDirectionSoAFlatCurveEndsAtNmax) {
+TEST(PerfSat, TiesFavourFewerBlocksSoAFlatCurveEndsAtOne) {
+  // 4.3.2.1: N+1 blocks are better only with strictly fewer stalls. A kernel that never stalls (an
+  // issue-bound one: every sample 0) gains nothing from more blocks than one.
   PerfSat m(8);
-  run(m, [](std::uint32_t) { return std::uint64_t{500}; });
-  EXPECT_TRUE(m.settled());
-  EXPECT_EQ(m.limit(), 8U);
+  std::vector<std::uint32_t> counts;
+  while (!m.settled() && counts.size() < 50) {
+    counts.push_back(m.limit());
+    m.sample(0);
+  }
+  EXPECT_EQ(counts, (std::vector<std::uint32_t>{4, 5, 4, 4, 3, 2, 1}));
+  EXPECT_EQ(m.limit(), 1U);
+  // A tie in the increase direction is not an improvement; in the decrease direction it is no loss.
+  PerfSat up(15);
+  up.sample(100);  // 8 -> 9
+  up.sample(100);  // 9 ties 8: back down
+  EXPECT_EQ(up.state(), State::kWeakDecrease);
+  EXPECT_EQ(up.limit(), 8U);
+  up.sample(100);  // 8 ties 9: the decrease holds
+  EXPECT_TRUE(up.history());
 }
 
 TEST(PerfSat, TheEndsOfTheRange) {
