@@ -652,6 +652,12 @@ void SmDriver::perf_sat_timer_fired() {
 
 void SmDriver::perf_sat_take_sample(SmId sm) {
   PerfSatSm& p = perf_sat_[index(sm)];
+  if (!framework_.kernel(p.kernel).has_tbs_to_issue()) {
+    // Every thread block is out: a limit changes nothing any more, and the SMs draining the kernel's last
+    // blocks stall less than the kernel does. The count stays as it is (stats.json: detected, not settled).
+    p.next_sample_ps = kNever;
+    return;
+  }
   PerfSatRecord& record = perf_sat_records_[p.record];
   const StallReading reading = ports_[index(sm)]->stall_reading();
   PerfSatSample sample;
