@@ -56,9 +56,10 @@ const std::vector<std::string_view> kPcieKeys = {"clock_mhz",   "lanes",      "b
 const std::vector<std::string_view> kFrontendKeys = {"command_queues", "queue_depth", "copy_engines"};
 const std::vector<std::string_view> kContextSwitchKeys = {
     "bandwidth_share", "burst_bytes", "min_transactions", "drain_cycles", "trap_cycles", "setup_cycles"};
+const std::vector<std::string_view> kPerfSatKeys = {"enabled", "sample_period_cycles", "max_toggles"};
 const std::vector<std::string_view> kTopKeys = {
-    "name",   "sms",  "core_clock_mhz", "warp_size",      "sm",
-    "memory", "pcie", "frontend",       "active_kernels", "context_switch"};
+    "name", "sms",      "core_clock_mhz", "warp_size",      "sm",      "memory",
+    "pcie", "frontend", "active_kernels", "context_switch", "perf_sat"};
 
 /// The maps nested in a GPU file, by their dotted path.
 const std::vector<std::pair<std::string_view, const std::vector<std::string_view>*>> kSections = {
@@ -74,7 +75,8 @@ const std::vector<std::pair<std::string_view, const std::vector<std::string_view
     {"memory.l1", &kCacheKeys},
     {"pcie", &kPcieKeys},
     {"frontend", &kFrontendKeys},
-    {"context_switch", &kContextSwitchKeys}};
+    {"context_switch", &kContextSwitchKeys},
+    {"perf_sat", &kPerfSatKeys}};
 
 SmResources read_sm(const YamlMap& m, std::uint32_t warp_size) {
   SmResources sm;
@@ -432,6 +434,29 @@ ContextSwitchConfig read_context_switch(const YamlMap& parent) {
   return cs;
 }
 
+/// perf_sat (Awatramani 4.3, docs/config.md "Perf-Sat"): off unless the file turns it on.
+PerfSatConfig read_perf_sat(const YamlMap& parent) {
+  PerfSatConfig ps;
+  const auto node = parent.optional("perf_sat");
+  if (!node) return ps;
+  const YamlMap m(*node, kPerfSatKeys);
+  if (const auto enabled = m.optional("enabled")) {
+    const std::string value = enabled->as_string();
+    if (value != "on" && value != "off") {
+      enabled->fail("must be on (Perf-Sat throttles each SM's thread blocks, Awatramani 4.3) or off, not '" +
+                    value + "'");
+    }
+    ps.enabled = value == "on";
+    ps.where = enabled->where();
+  }
+  // A sample shorter than a few hundred cycles holds no thread block's worth of work; 10^9 cycles is
+  // about a second of GPU time: a typo.
+  ps.sample_period_cycles =
+      m.optional_u32_in("sample_period_cycles", ps.sample_period_cycles, 0, 1'000'000'000, "cycles");
+  ps.max_toggles = m.optional_u32_in("max_toggles", ps.max_toggles, 0, 1000, "toggles");
+  return ps;
+}
+
 FrontendConfig read_frontend(const YamlMap& parent) {
   FrontendConfig fe;
   const auto node = parent.optional("frontend");
@@ -468,7 +493,18 @@ GpuConfig load_gpu_config(const std::string& path) {
   gpu.context_switch = read_context_switch(m);
   // The active queue / KSRT has N_SM entries in the hardware (Tanasic 3.3) unless the file says otherwise.
   gpu.active_kernels = m.optional_u32_in("active_kernels", gpu.num_sms, 1, 4096, "kernels");
+  gpu.perf_sat = read_perf_sat(m);
   return gpu;
+}
+
+void check_perf_sat(const GpuConfig& gpu) {
+  if (!gpu.perf_sat.enabled || gpu.sm_model == SmModel::kWarp) return;
+  const std::string file = gpu.perf_sat.where.file.empty() ? gpu.source_file : gpu.perf_sat.where.file;
+  throw InputError(
+      gpu.perf_sat.where.file.empty() ? SourceLocation{file, 0, 0} : gpu.perf_sat.where, "perf_sat.enabled",
+      "Perf-Sat reads each SM's stalled cycles, which only warp-level SMs count: GPU '" + gpu.name +
+          "' runs thread-block-level SMs (sm.model: tb); use sm.model: warp or --sm-model warp, "
+          "or turn perf_sat off (docs/config.md \"Perf-Sat\")");
 }
 
 namespace {
@@ -603,6 +639,10 @@ nlohmann::json gpu_config_document(const GpuConfig& gpu) {
         {"drain_cycles", gpu.context_switch.drain_cycles},
         {"trap_cycles", gpu.context_switch.trap_cycles},
         {"setup_cycles", gpu.context_switch.setup_cycles}}},
+      {"perf_sat",
+       {{"enabled", gpu.perf_sat.enabled ? "on" : "off"},
+        {"sample_period_cycles", gpu.perf_sat.sample_period_cycles},
+        {"max_toggles", gpu.perf_sat.max_toggles}}},
   };
 }
 
@@ -612,6 +652,7 @@ void apply_sm_settings(GpuConfig& gpu, std::optional<SmModel> model, const std::
     if (warp_scheduler != gpu.warp.scheduler) gpu.warp.scheduler_options.clear();
     gpu.warp.scheduler = warp_scheduler;
   }
+  check_perf_sat(gpu);
 }
 
 }  // namespace gpumux

@@ -28,7 +28,11 @@ namespace gpumux {
 /// Overrides the SM model (when `model` is given) and the warp scheduler (when `warp_scheduler` is not
 /// empty; its scheduler_options are dropped when it names another scheduler than the file's), as
 /// `gpumux run --sm-model/--warp-scheduler` and an experiment run's `sm_model`/`warp_scheduler` do.
-/// The caller checks the names (its messages name the option or the file's key).
+/// The caller checks the names (its messages name the option or the file's key). Then check_perf_sat().
 void apply_sm_settings(GpuConfig& gpu, std::optional<SmModel> model, const std::string& warp_scheduler);
+
+/// InputError naming the GPU file, the line and `perf_sat.enabled` when Perf-Sat is on with TB-level
+/// SMs (it needs the warp-level SM's stalled cycles). Called once the SM model is final.
+void check_perf_sat(const GpuConfig& gpu);
 
 }  // namespace gpumux

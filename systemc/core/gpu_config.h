@@ -161,6 +161,20 @@ struct ContextSwitchConfig {
   std::uint32_t setup_cycles = 0;
 };
 
+/// Perf-Sat (Awatramani 4.3, `perf_sat` in a GPU file): an SM-driver mode, under every thread-block policy,
+/// that throttles each SM's thread blocks of its kernel with the state machine of Fig. 4.4
+/// (engine/perf_sat.h). Needs warp-level SMs (it reads their stalled cycles). Defaults: the thesis's.
+struct PerfSatConfig {
+  bool enabled = false;
+  /// Core cycles per sample; 0: the thesis's rule (4.3.2.2, phase 1), One_TB_cycles * N_max, where
+  /// One_TB_cycles is the time from the kernel's first thread block on the SM to its first completion.
+  std::uint32_t sample_period_cycles = 0;
+  /// Toggles tolerated before settling (4.3.2.2: "if the state machine toggles more than three times").
+  std::uint32_t max_toggles = 3;
+  /// Where `perf_sat.enabled` is (the error for TB-level SMs names it); empty file: not from a file.
+  SourceLocation where;
+};
+
 struct GpuConfig {
   std::string name;
   std::string source_file;
@@ -176,6 +190,7 @@ struct GpuConfig {
   WarpLevelConfig warp;
   /// Entries of the active queue / KSRT; the hardware sizes them to N_SM (Tanasic 3.3).
   std::uint32_t active_kernels = 0;
+  PerfSatConfig perf_sat;
 
   [[nodiscard]] double core_period_ps() const { return 1e6 / core_clock_mhz; }
   [[nodiscard]] TimePs cycles_to_ps(double cycles) const { return round_to_ps(cycles * core_period_ps()); }

@@ -31,9 +31,23 @@ ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuC
     policy_timer_.cancel();
     policy_timer_.notify(sc_core::sc_time::from_value(at - sc_core::sc_time_stamp().value()));
   };
+  if (gpu.perf_sat.enabled) {
+    // Perf-Sat's sample periods (Awatramani 4.3.2.2): the driver always asks for its earliest due sample.
+    hooks.perf_sat_wake_at = [this](TimePs at) {
+      sync_clock();
+      perf_sat_timer_.cancel();
+      if (at != kNever) {
+        perf_sat_timer_.notify(sc_core::sc_time::from_value(at - sc_core::sc_time_stamp().value()));
+      }
+    };
+  }
   for (const auto& p : workload.processes) hooks.process_names.push_back(p.name);
   driver_ = std::make_unique<SmDriver>(gpu, std::move(policy), std::move(hooks));
   spawn_method("policy_timer", policy_timer_, [this] { driver_->timer_fired(); });
+  // Only with Perf-Sat on, so runs without it have the processes (and their order) of before.
+  if (gpu.perf_sat.enabled) {
+    spawn_method("perf_sat_timer", perf_sat_timer_, [this] { driver_->perf_sat_timer_fired(); });
+  }
 }
 
 void ExecutionEngine::attach_sms(const std::vector<SmModule*>& sms) {

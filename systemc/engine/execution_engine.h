@@ -52,6 +52,7 @@ class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
   std::vector<SmModule*> sms_;
   EngineClock* clock_ = nullptr;               ///< nullptr: SystemC's clock
   sc_core::sc_event policy_timer_;             ///< EngineControl::wake_at
+  sc_core::sc_event perf_sat_timer_;           ///< SmDriver::Hooks::perf_sat_wake_at
   std::function<void()> room_;                 ///< the dispatcher's rescan
   std::vector<GpuCommand> command_of_kernel_;  ///< indexed by KernelId (launch order)
 };

@@ -14,6 +14,8 @@ SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> polic
       hooks_(std::move(hooks)) {
   open_preemption_.assign(gpu.num_sms, kNoRecord);
   awaiting_setup_.assign(gpu.num_sms, kNoRecord);
+  perf_sat_on_ = gpu.perf_sat.enabled;
+  if (perf_sat_on_) perf_sat_.resize(gpu.num_sms);
 }
 
 void SmDriver::attach_sms(std::vector<SmPort*> ports) { ports_ = std::move(ports); }
@@ -230,6 +232,7 @@ bool SmDriver::can_issue(SmId sm, KernelId kernel) const {
   if (resident == nullptr && status.residents.size() >= gpu_.sm.max_resident_kernels) return false;
   const std::uint32_t limit = status.limit_for(kernel);
   if (limit != 0 && resident != nullptr && resident->tbs >= limit) return false;
+  if (perf_sat_on_ && !perf_sat_allows(sm, kernel, resident != nullptr ? resident->tbs : 0)) return false;
   return ports_[index(sm)]->fits(k.occupancy.footprint, k.occupancy.shared_memory_config);
 }
 
@@ -407,6 +410,11 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
     if (trace_ != nullptr && setup_wait > 0) trace_->on_setup(sm, now(), now() + setup_wait);
     awaiting_setup_[index(sm)] = kNoRecord;
   }
+  if (perf_sat_on_) {
+    // Awatramani 4.3.2.2: Perf-Sat starts when work from a new kernel starts on the SM.
+    PerfSatSm& p = perf_sat_[index(sm)];
+    if (!p.machine || (p.kernel != kernel && status.resident(p.kernel) == nullptr)) perf_sat_bind(sm, kernel);
+  }
   running_query_ = "on_tb_started";
   policy_->on_tb_started(sm, kernel, *this);
   running_query_ = nullptr;
@@ -444,6 +452,7 @@ void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs
   KernelStatus& k = framework_.kernel(kernel);
   ++k.completed_tbs;
   k.tb_time_ps += t - start_ps;
+  if (perf_sat_on_) perf_sat_first_completion(sm, kernel);
   call_hook("on_tb_finished", [&] { policy_->on_tb_finished(sm, kernel, t - start_ps, *this); });
   if (k.finished()) finish_kernel(kernel);
   settle_sm(sm);
@@ -463,6 +472,12 @@ void SmDriver::finish_kernel(KernelId kernel) {
     }
   }
   std::vector<TbState>().swap(states);
+  if (perf_sat_on_) {
+    for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
+      if (perf_sat_[s].machine && perf_sat_[s].kernel == kernel) perf_sat_unbind(SmId{s});
+    }
+    perf_sat_rearm();
+  }
   framework_.retire(kernel);
   if (trace_ != nullptr) trace_->on_ksrt(framework_.kernel(kernel).ksrt_slot, kernel, false, now());
   for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
@@ -563,6 +578,123 @@ void SmDriver::check_final_invariants() const {
     throw InvariantViolation("invariant violated at end of run: " + std::to_string(tbs_issued_) +
                              " thread blocks issued but " + std::to_string(tbs_completed_) + " completed");
   }
+}
+
+// Perf-Sat (Awatramani 4.3): an SM-driver mode under every policy. Each SM's machine (engine/perf_sat.h)
+// is bound to the kernel whose thread block starts work on the idle SM (or on an SM the bound kernel
+// has left) and limits that kernel's resident thread blocks there; other kernels sharing the SM are not
+// limited. N_max is the kernel's occupancy (thread blocks per SM by its resources); a policy's residency
+// limit still applies on top.
+
+bool SmDriver::perf_sat_allows(SmId sm, KernelId kernel, std::uint32_t resident) const {
+  const PerfSatSm& p = perf_sat_[index(sm)];
+  if (!p.machine || p.kernel != kernel) return true;
+  return resident < p.machine->limit();
+}
+
+void SmDriver::perf_sat_bind(SmId sm, KernelId kernel) {
+  PerfSatSm& p = perf_sat_[index(sm)];
+  if (p.machine) perf_sat_unbind(sm);
+  const KernelStatus& k = framework_.kernel(kernel);
+  p.machine.emplace(k.occupancy.tbs_per_sm, gpu_.perf_sat.max_toggles);
+  p.kernel = kernel;
+  p.record = perf_sat_records_.size();
+  PerfSatRecord record;
+  record.sm = sm;
+  record.kernel = kernel;
+  record.n_max = p.machine->n_max();
+  record.start = p.machine->start();
+  record.bound_ps = now();
+  if (p.machine->settled()) {  // N_max 1: nothing to detect
+    record.settled = true;
+    record.settled_ps = now();
+    record.settled_by = p.machine->settled_by();
+  }
+  perf_sat_records_.push_back(std::move(record));
+  if (!p.machine->settled() && gpu_.perf_sat.sample_period_cycles != 0) {
+    perf_sat_start_window(sm, gpu_.cycles_to_ps(gpu_.perf_sat.sample_period_cycles));
+  }
+}
+
+void SmDriver::perf_sat_unbind(SmId sm) {
+  PerfSatSm& p = perf_sat_[index(sm)];
+  perf_sat_records_[p.record].detected = p.machine->limit();
+  p.machine.reset();
+  p.next_sample_ps = kNever;
+}
+
+void SmDriver::perf_sat_first_completion(SmId sm, KernelId kernel) {
+  // 4.3.2.2 phase 1: the sample period is One_TB_cycles * N_max, One_TB_cycles the time from the start
+  // of the kernel's work on the SM to its first thread block's completion.
+  PerfSatSm& p = perf_sat_[index(sm)];
+  if (!p.machine || p.kernel != kernel || p.machine->settled()) return;
+  PerfSatRecord& record = perf_sat_records_[p.record];
+  if (record.period_ps != 0 || gpu_.perf_sat.sample_period_cycles != 0) return;
+  perf_sat_start_window(sm, std::max<TimePs>(1, (now() - record.bound_ps) * p.machine->n_max()));
+}
+
+void SmDriver::perf_sat_start_window(SmId sm, TimePs period_ps) {
+  PerfSatSm& p = perf_sat_[index(sm)];
+  perf_sat_records_[p.record].period_ps = period_ps;
+  p.window_start = ports_[index(sm)]->stall_reading();
+  p.next_sample_ps = now() + period_ps;
+  perf_sat_rearm();
+}
+
+void SmDriver::perf_sat_timer_fired() {
+  perf_sat_timer_ps_ = kNever;
+  const TimePs t = now();
+  for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
+    if (perf_sat_[s].machine && perf_sat_[s].next_sample_ps <= t) perf_sat_take_sample(SmId{s});
+  }
+  perf_sat_rearm();
+}
+
+void SmDriver::perf_sat_take_sample(SmId sm) {
+  PerfSatSm& p = perf_sat_[index(sm)];
+  if (!framework_.kernel(p.kernel).has_tbs_to_issue()) {
+    // Every thread block is out: a limit changes nothing any more, and the SMs draining the kernel's last
+    // blocks stall less than the kernel does. The count stays as it is (stats.json: detected, not settled).
+    p.next_sample_ps = kNever;
+    return;
+  }
+  PerfSatRecord& record = perf_sat_records_[p.record];
+  const StallReading reading = ports_[index(sm)]->stall_reading();
+  PerfSatSample sample;
+  sample.end_ps = now();
+  sample.blocks = p.machine->limit();
+  sample.stalled = reading.stalled - p.window_start.stalled;
+  sample.instructions = reading.instructions - p.window_start.instructions;
+  sample.cycles = reading.cycles - p.window_start.cycles;
+  p.machine->sample(sample.stalled);
+  sample.next = p.machine->limit();
+  sample.state = p.machine->state();
+  record.samples.push_back(sample);
+  p.window_start = reading;
+  if (p.machine->settled()) {
+    record.settled = true;
+    record.settled_ps = now();
+    record.settled_by = p.machine->settled_by();
+    record.detected = p.machine->limit();
+    p.next_sample_ps = kNever;
+  } else {
+    p.next_sample_ps = now() + record.period_ps;
+  }
+  // A higher limit: issue into the room now (a lower one takes effect as thread blocks complete).
+  if (sample.next > sample.blocks && framework_.sm(sm).state == SmState::kRunning) {
+    defer({DeferredWork::Kind::kIssue, sm, KernelId{0}, 0});
+  }
+}
+
+void SmDriver::perf_sat_rearm() {
+  TimePs earliest = kNever;
+  for (const PerfSatSm& p : perf_sat_) earliest = std::min(earliest, p.next_sample_ps);
+  if (earliest == perf_sat_timer_ps_) return;
+  if (!hooks_.perf_sat_wake_at) {
+    throw InvariantViolation("Perf-Sat is on, but this engine has no timer for its samples");
+  }
+  perf_sat_timer_ps_ = earliest;
+  hooks_.perf_sat_wake_at(earliest);
 }
 
 std::string SmDriver::describe(KernelId kernel) const {

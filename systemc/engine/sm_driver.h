@@ -11,6 +11,10 @@
 // the queue is worked off, in call order, after the hook returns, and the hooks that work raises are
 // called then, one at a time. So no hook runs inside another and no action runs inside the driver.
 //
+// Perf-Sat (Awatramani 4.3, GpuConfig::perf_sat): with it on, each SM runs the state machine of
+// engine/perf_sat.h for the kernel it works on and the driver issues that kernel's thread blocks there
+// only up to the machine's limit, under whatever policy runs (sm_driver.cpp, "Perf-Sat").
+//
 // Invariants checked on every event (violations throw InvariantViolation naming SM, kernel, time):
 // each thread block is issued once (re-issued only after preemption) and completes exactly once;
 // SM resources return to zero when an SM empties.
@@ -19,11 +23,13 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/gpu_config.h"
 #include "core/workload.h"
+#include "engine/perf_sat.h"
 #include "engine/scheduling_framework.h"
 #include "policy/policy.h"
 #include "sm/sm_port.h"
@@ -80,6 +86,32 @@ struct PreemptionRecord {
   TimePs setup_ps = 0;
 };
 
+/// One Perf-Sat sample period of one SM (Awatramani 4.3.2.2): the thread blocks it allowed, what it read.
+struct PerfSatSample {
+  TimePs end_ps = 0;
+  std::uint32_t blocks = 0;                       ///< the limit during the period
+  std::uint64_t stalled = 0;                      ///< stalled cycles (sm_port.h StallReading)
+  std::uint64_t instructions = 0;                 ///< warp instructions issued
+  std::uint64_t cycles = 0;                       ///< core cycles with a resident warp
+  std::uint32_t next = 0;                         ///< the limit after it
+  PerfSat::State state = PerfSat::State::kStart;  ///< the state after it
+};
+
+/// Perf-Sat on one SM for one kernel: from the kernel's first thread block there until it finished.
+struct PerfSatRecord {
+  SmId sm{};
+  KernelId kernel{};
+  std::uint32_t n_max = 0;
+  std::uint32_t start = 0;     ///< ceil(N_max / 2)
+  TimePs bound_ps = 0;         ///< its first thread block on the SM
+  TimePs period_ps = 0;        ///< the sample period (0: the kernel finished before it was known)
+  std::uint32_t detected = 0;  ///< the limit when the kernel finished (settled or not)
+  bool settled = false;
+  TimePs settled_ps = 0;
+  std::string settled_by;  ///< PerfSat::settled_by()
+  std::vector<PerfSatSample> samples;
+};
+
 class SmDriver final : public EngineControl, public TbCompletionListener {
  public:
   struct Hooks {
@@ -94,6 +126,9 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
     /// optional: call timer_fired() at the given time (EngineControl::wake_at); without it a policy that
     /// asks for a timer is an InvariantViolation
     std::function<void(TimePs)> wake_at;
+    /// Perf-Sat (GpuConfig::perf_sat): call perf_sat_timer_fired() at the given time (a later request
+    /// replaces an earlier one only when earlier; the driver always asks for its earliest due sample)
+    std::function<void(TimePs)> perf_sat_wake_at;
   };
 
   SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy, Hooks hooks);
@@ -153,6 +188,10 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   [[nodiscard]] std::uint64_t tbs_reissued() const { return tbs_reissued_; }
   [[nodiscard]] const std::vector<PreemptionRecord>& preemptions() const { return preemptions_; }
   [[nodiscard]] std::uint64_t tbs_completed() const { return tbs_completed_; }
+  /// Perf-Sat: a sample period may have ended on some SM (Hooks::perf_sat_wake_at).
+  void perf_sat_timer_fired();
+  /// Perf-Sat's records, in the order the kernels were bound to SMs (empty when it is off).
+  [[nodiscard]] const std::vector<PerfSatRecord>& perf_sat_records() const { return perf_sat_records_; }
 
   /// End-of-run checks: every launched kernel finished, every TB completed once, SMs empty and
   /// idle. Throws InvariantViolation.
@@ -204,6 +243,23 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   void settle_sm(SmId sm);
   void settle_sm_quietly(SmId sm);  ///< settle_sm without the SMST change notification
   [[noreturn]] void violation(const std::string& what, SmId sm, KernelId kernel) const;
+
+  /// Perf-Sat (Awatramani 4.3) on one SM: the machine of the kernel it is bound to.
+  struct PerfSatSm {
+    std::optional<PerfSat> machine;  ///< none: not bound
+    KernelId kernel{};
+    std::size_t record = 0;          ///< index into perf_sat_records_
+    TimePs next_sample_ps = kNever;  ///< the end of the current period (kNever: none running)
+    StallReading window_start;       ///< the reading at the start of the current period
+  };
+  /// Out of line: can_issue() calls it only with Perf-Sat on. False when `kernel` is at its limit on `sm`.
+  [[nodiscard, gnu::noinline]] bool perf_sat_allows(SmId sm, KernelId kernel, std::uint32_t resident) const;
+  void perf_sat_bind(SmId sm, KernelId kernel);
+  void perf_sat_unbind(SmId sm);
+  void perf_sat_first_completion(SmId sm, KernelId kernel);
+  void perf_sat_start_window(SmId sm, TimePs period_ps);
+  void perf_sat_take_sample(SmId sm);
+  void perf_sat_rearm();
   [[nodiscard]] std::string describe(KernelId kernel) const;
 
   const GpuConfig& gpu_;
@@ -231,6 +287,10 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   mutable TimePs timer_ps_ = kNever;     ///< the pending wake_at(), kNever: none
   const char* running_query_ = nullptr;  ///< select_kernel / on_tb_started now running, if any
   bool applying_ = false;                ///< apply_deferred() is working off the queue
+  bool perf_sat_on_ = false;             ///< GpuConfig::perf_sat.enabled
+  std::vector<PerfSatSm> perf_sat_;      ///< per SM (empty when off)
+  std::vector<PerfSatRecord> perf_sat_records_;
+  TimePs perf_sat_timer_ps_ = kNever;  ///< the wake-up last asked for
 };
 
 }  // namespace gpumux

@@ -23,6 +23,7 @@ void to_json(nlohmann::json& j, const RunResult& r) {
                      {"commands", r.commands},
                      {"sms", r.sms},
                      {"memory", r.memory},
+                     {"perf_sat", r.perf_sat},
                      {"wall_seconds", r.wall_seconds}};
 }
 
@@ -48,6 +49,7 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   j.at("commands").get_to(r.commands);
   j.at("sms").get_to(r.sms);
   j.at("memory").get_to(r.memory);
+  r.perf_sat = j.at("perf_sat");
   j.at("wall_seconds").get_to(r.wall_seconds);
 }
 

@@ -106,6 +106,8 @@ struct RunResult {  // NOLINT(bugprone-exception-escape): holds a MemoryRecord (
   std::vector<CommandTrace> commands;  ///< copies and kernel launches, in completion order
   std::vector<SmRecord> sms;
   MemoryRecord memory;
+  /// Perf-Sat (Awatramani 4.3): per SM its detections and samples (engine/sm_driver.h); null when off.
+  nlohmann::json perf_sat;
   double wall_seconds = 0;  ///< host time; never written to stats.json (determinism)
 };
 
@@ -138,11 +140,11 @@ static_assert(field_count<CommandTrace>() == 8, "CommandTrace changed: update it
 static_assert(field_count<WarpSmStats>() == 13, "WarpSmStats changed: update its JSON line");
 static_assert(field_count<SmRecord>() == 6, "SmRecord changed: update its JSON line");
 static_assert(field_count<MemoryRecord>() == 7, "MemoryRecord changed: update its JSON line");
-static_assert(field_count<RunResult>() == 17, "RunResult changed: update to_json/from_json (run_result.cpp)");
+static_assert(field_count<RunResult>() == 18, "RunResult changed: update to_json/from_json (run_result.cpp)");
 
 /// Version of the RunResult JSON form (the child-to-parent transport and the baseline cache); from_json
 /// refuses any other version. Raise it whenever a field is added, removed or changes meaning.
-inline constexpr int kRunResultSchemaVersion = 5;
+inline constexpr int kRunResultSchemaVersion = 6;
 
 void to_json(nlohmann::json& j, const RunResult& r);
 void from_json(const nlohmann::json& j, RunResult& r);

@@ -122,6 +122,18 @@ struct SmUsage {
   }
 };
 
+/// What Perf-Sat (Awatramani 4.3, engine/perf_sat.h) reads from an SM: counters since the SM was built,
+/// up to now. The driver subtracts two readings to get one sample period's figures.
+struct StallReading {
+  /// The thesis's stalled cycles (4.3.1.3: scoreboard stalls plus pipeline stalls) as the warp-level SM
+  /// counts them: issue slots lost with some warp waiting for a global load (idle_memory: memory
+  /// scoreboard stalls) or for an ALU/SFU/shared result or a busy unit (idle_other: ALU scoreboard stalls
+  /// and pipeline stalls). Slots with no warp or every warp at a barrier are the thesis's idle stalls.
+  std::uint64_t stalled = 0;
+  std::uint64_t instructions = 0;  ///< warp instructions issued
+  std::uint64_t cycles = 0;        ///< core cycles with a resident warp
+};
+
 class SmPort {
  public:
   virtual ~SmPort() = default;
@@ -137,6 +149,9 @@ class SmPort {
   /// memory; TbCompletionListener::on_context_saved reports the end. Resources stay held until then.
   virtual void save_context() = 0;
   [[nodiscard]] virtual const SmUsage& usage() const = 0;
+  /// Perf-Sat's reading (warp-level SMs; brings their counters up to now). The TB-level SM has no
+  /// stalls to count: all zero (Perf-Sat refuses to run on it, config/gpu_loader.h).
+  [[nodiscard]] virtual StallReading stall_reading() { return {}; }
 };
 
 }  // namespace gpumux

@@ -176,6 +176,36 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
     r.sms.push_back({index(sm->id()), sm->busy_ps(), sm->tbs_completed(), sm->warp_stats(),
                      sm->setup().setups(), sm->setup().setup_total_ps()});
   }
+  if (spec.gpu.perf_sat.enabled) {
+    // Perf-Sat (Awatramani 4.3): every SM's detections with their samples, in binding order.
+    nlohmann::json records = nlohmann::json::array();
+    for (const PerfSatRecord& p : driver.perf_sat_records()) {
+      nlohmann::json samples = nlohmann::json::array();
+      for (const PerfSatSample& s : p.samples) {
+        samples.push_back({{"end_ps", s.end_ps},
+                           {"blocks", s.blocks},
+                           {"stalled", s.stalled},
+                           {"instructions", s.instructions},
+                           {"cycles", s.cycles},
+                           {"next", s.next},
+                           {"state", to_string(s.state)}});
+      }
+      records.push_back({{"sm", index(p.sm)},
+                         {"launch", index(p.kernel)},
+                         {"n_max", p.n_max},
+                         {"start", p.start},
+                         {"bound_ps", p.bound_ps},
+                         {"period_ps", p.period_ps},
+                         {"detected", p.detected},
+                         {"settled", p.settled},
+                         {"settled_ps", p.settled_ps},
+                         {"settled_by", p.settled_by},
+                         {"samples", samples}});
+    }
+    r.perf_sat = {{"sample_period_cycles", spec.gpu.perf_sat.sample_period_cycles},
+                  {"max_toggles", spec.gpu.perf_sat.max_toggles},
+                  {"records", records}};
+  }
   r.memory.bytes = memory_->bytes();
   r.memory.transactions = memory_->transactions();
   r.memory.busy_ps = memory_->busy_ps();

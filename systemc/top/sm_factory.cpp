@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "config/gpu_loader.h"
 #include "sm/tb/tb_sm.h"
 #include "sm/warp/warp_sm.h"
 
@@ -11,6 +12,7 @@ std::vector<std::unique_ptr<SmModule>> build_sms(const GpuConfig& gpu, TbDuratio
                                                  std::uint64_t seed, TbCompletionListener& listener,
                                                  TbCalendar* calendar, ContextTraffic& context_traffic,
                                                  BandwidthPenalty* penalty) {
+  check_perf_sat(gpu);  // Perf-Sat needs warp-level SMs (callers that override the SM model check first)
   std::vector<std::unique_ptr<SmModule>> sms;
   sms.reserve(gpu.num_sms);
   for (std::uint32_t s = 0; s < gpu.num_sms; ++s) {

@@ -876,5 +876,29 @@ expect_text dss-tokens-beyond-counter-msg "$work/err" "300 tokens, more than the
 check adaptive-threshold-inf 2 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --policy srtf-adaptive --policy-opt threshold=inf --out "$work/bad" -q
 expect_text adaptive-threshold-inf-msg "$work/err" "option threshold must be a finite number"
 
+# Perf-Sat (Awatramani 4.3) needs warp-level SMs: with TB-level ones exit 2 naming the file, the line and
+# the key; with --sm-model warp the run goes, and its summary and stats.json carry the detection.
+m2090="$src/configs/gpus/tesla-m2090.yaml"
+{ cat "$m2090"; printf 'perf_sat:\n  enabled: on\n'; } >"$work/perf-sat.yaml"
+ps_line=$(($(wc -l <"$m2090") + 2))
+lud="$src/configs/workloads/awatramani/LUD.yaml"
+check perf-sat-tb-level 2 "$gpumux" run --gpu "$work/perf-sat.yaml" --workload "$lud" --out "$work/bad" -q
+expect_text perf-sat-tb-level-msg "$work/err" "perf-sat.yaml:$ps_line:12: 'perf_sat.enabled': Perf-Sat reads each SM's stalled cycles"
+check perf-sat-warp 0 "$gpumux" run --gpu "$work/perf-sat.yaml" --workload "$lud" --sm-model warp \
+  --warp-scheduler gto --out "$work/perf-sat"
+expect_text perf-sat-summary "$work/out" "Perf-Sat (Awatramani 4.3)"
+python3 - "$work/perf-sat/stats.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ps = d["perf_sat"]
+assert ps["sample_period_cycles"] == 0 and ps["max_toggles"] == 3, ps
+records = [k for s in ps["sms"] for k in s["kernels"]]
+assert len(records) == 16 and all(1 <= r["detected"] <= r["n_max"] == 6 for r in records), records
+assert all(r["samples"] and r["limit_over_time"][0]["limit"] == r["start"] == 3 for r in records)
+k = d["kernels"][0]
+assert k["perf_sat"]["sms"] == 16 and k["workload_class"]["class"] in ("C-strong", "C-weak", "MEM"), k
+PY
+check perf-sat-stats 0 test $? -eq 0
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

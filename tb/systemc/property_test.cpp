@@ -15,6 +15,9 @@
 // drains), the SMs' instructions add up to the kernels', and each SM's issue slots add up
 // (instructions + idle slots by cause). GPUMUX_PROPERTY_WARP_WORKLOADS sets how many (default 1: 156
 // simulations).
+//
+// Perf-Sat (Awatramani 4.3) under every policy and mechanism: the same counts and warp statistics with
+// the SM driver throttling, and each SM's Perf-Sat samples replay through the state machine.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -33,6 +36,7 @@
 
 #include "common/test_support.h"
 #include "core/rng.h"
+#include "engine/perf_sat.h"
 #include "kernelet/characterisation.h"
 #include "policy/registry.h"
 #include "program/phase_analysis.h"
@@ -590,6 +594,77 @@ TEST(Property, NothingIsLostAtWarpLevelUnderAnySchedulerPolicyAndMechanism) {
       simulations, static_cast<unsigned long long>(workloads), warp_scheduler_registry().size(),
       variants.size(), preempted_runs);
   EXPECT_GT(preempted_runs, 0U);
+}
+
+/// Perf-Sat's records of one run: each SM's samples replayed through a fresh state machine give the same
+/// limits, states and detection, and every limit is within 1 .. N_max.
+void check_perf_sat(const RunResult& r, const std::string& label, std::size_t& samples) {
+  ASSERT_FALSE(r.perf_sat.is_null()) << label;
+  for (const auto& rec : r.perf_sat.at("records")) {
+    const auto n_max = rec.at("n_max").get<std::uint32_t>();
+    const auto launch = rec.at("launch").get<std::size_t>();
+    ASSERT_LT(launch, r.kernels.size()) << label;
+    EXPECT_EQ(n_max, std::max(1U, r.kernels[launch].tbs_per_sm)) << label;
+    PerfSat replay(n_max, r.perf_sat.at("max_toggles").get<std::uint32_t>());
+    EXPECT_EQ(rec.at("start").get<std::uint32_t>(), replay.start()) << label;
+    for (const auto& smp : rec.at("samples")) {
+      EXPECT_EQ(smp.at("blocks").get<std::uint32_t>(), replay.limit()) << label;
+      replay.sample(smp.at("stalled").get<std::uint64_t>());
+      EXPECT_EQ(smp.at("next").get<std::uint32_t>(), replay.limit()) << label;
+      EXPECT_EQ(smp.at("state").get<std::string>(), to_string(replay.state())) << label;
+      EXPECT_GE(replay.limit(), 1U) << label;
+      EXPECT_LE(replay.limit(), n_max) << label;
+      ++samples;
+    }
+    EXPECT_EQ(rec.at("settled").get<bool>(), replay.settled()) << label;
+    EXPECT_EQ(rec.at("detected").get<std::uint32_t>(), replay.limit()) << label;
+  }
+}
+
+// Perf-Sat (Awatramani 4.3) is a mode of the SM driver under every policy: the warp-level random
+// workloads under every policy variant and both mechanisms with a short sample period, so limits move
+// while thread blocks are issued, preempted and resumed. Nothing is lost, the warp statistics hold, the
+// records replay, and the same run twice is the same.
+TEST(Property, PerfSatUnderEveryPolicyAndMechanism) {
+  std::vector<std::pair<std::string, PolicyOptions>> variants;
+  for (const PolicyInfo& info : policy_registry()) variants.emplace_back(info.name, PolicyOptions{});
+  const Generated g = random_workload(1, true);
+  std::vector<SimulationSpec> batch;
+  std::vector<std::string> labels;
+  for (const auto& [policy, options] : variants) {
+    for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
+      SimulationSpec spec = policy_variant(g.spec, policy, m);
+      spec.gpu.warp.scheduler = "gto";
+      spec.gpu.perf_sat.enabled = true;
+      spec.gpu.perf_sat.sample_period_cycles = 300;
+      batch.push_back(spec);
+      labels.push_back("Perf-Sat, policy " + policy +
+                       (m == PreemptionMechanism::kContextSwitch ? ", context-switch" : ", drain"));
+    }
+  }
+  const std::vector<RunResult> results = simulate_all(batch, 2);
+  std::size_t samples = 0;
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    check_counts(batch[i].workload, results[i], labels[i]);
+    check_warp_stats(g, results[i], labels[i]);
+    check_perf_sat(results[i], labels[i], samples);
+    for (const auto& rec : results[i].perf_sat.at("records")) {
+      for (const auto& smp : rec.at("samples")) moved += smp.at("next") != smp.at("blocks") ? 1 : 0;
+    }
+  }
+  std::printf("Perf-Sat: %zu simulations, %zu samples, %zu limit changes\n", results.size(), samples, moved);
+  EXPECT_GT(samples, 0U);
+  EXPECT_GT(moved, 0U);
+  // Deterministic: the first variant again, the same result (wall time aside).
+  RunResult again = simulate(batch.front());
+  RunResult first = results.front();
+  again.wall_seconds = first.wall_seconds = 0;
+  EXPECT_EQ(nlohmann::json(again).dump(), nlohmann::json(first).dump());
+  // Off, the run has no Perf-Sat record.
+  SimulationSpec off = batch.front();
+  off.gpu.perf_sat.enabled = false;
+  EXPECT_TRUE(simulate(off).perf_sat.is_null());
 }
 
 // Reproduces one failing variant in this process (no fork), for a debugger:

@@ -1102,6 +1102,17 @@ const WarpSm::SchedulerState& WarpSm::refresh(std::uint32_t scheduler) {
   return st;
 }
 
+StallReading WarpSm::stall_reading() {
+  // Skipped cycles are counted in bulk at the next activation: count them up to now (as start_tb does).
+  if (!in_activation_) account_to(clock_.cycle_at_or_after(now_ps()));
+  // The thesis's stalled cycles (4.3.1.3) are scoreboard stalls (a warp waits for the result of a previous
+  // ALU or memory instruction) plus pipeline stalls (a warp is ready but its unit is busy); its idle stalls
+  // (no warp to issue) and active cycles are not. idle_memory is the memory scoreboard stall; idle_other
+  // the ALU scoreboard stall and the pipeline stall; idle_no_warp and idle_barrier (every warp at a
+  // barrier: none has an instruction to issue, GPGPU-Sim's idle) are idle stalls.
+  return {stats_.idle_memory + stats_.idle_other, stats_.instructions, stats_.cycles};
+}
+
 void WarpSm::account_to(std::uint64_t cycle) {
   if (cycle <= first_unaccounted_) return;
   if (active_warps_ > 0) {

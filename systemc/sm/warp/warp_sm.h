@@ -113,6 +113,8 @@ class WarpSm final : public SmModule, private MemoryClient {
   TimePs start_tb(const TbLaunch& launch) override;
   void save_context() override;
   [[nodiscard]] const SmUsage& usage() const override { return usage_; }
+  /// Perf-Sat (Awatramani 4.3.1.3): stalled = idle_memory + idle_other issue slots, counted up to now.
+  [[nodiscard]] StallReading stall_reading() override;
 
   // SmModule.
   [[nodiscard]] tlm::tlm_initiator_socket<>& memory_initiator() override { return memory_socket; }
