@@ -139,6 +139,13 @@ sed 's/alu r8 <- r6, r7/alu r8 <- r6, r17/' "$work/programs.yaml" >"$work/bad-pr
 check phases-bad-program 2 "$gpumux" phases --kernels "$work/bad-program.yaml"
 expect_text phases-bad-program-msg "$work/err" \
   "bad-program.yaml:14:9: 'kernels[0].program[6]': reads r17 before any instruction writes it"
+sed 's/ldg r6 <- r4 128B/ldg r6 <- r4 128B scattered within 12KB/' "$work/programs.yaml" >"$work/bad-table.yaml"
+check phases-bad-scatter-table 2 "$gpumux" phases --kernels "$work/bad-table.yaml"
+expect_text phases-bad-scatter-table-msg "$work/err" \
+  "bad-table.yaml:12:9: 'kernels[0].program[4]': 'scattered within' needs the bytes of the table the threads index, written like 324800B, got '12KB'"
+sed 's/ldg r6 <- r4 128B/ldg r6 <- r4 128B scattered within 4096B/' "$work/programs.yaml" >"$work/table.yaml"
+check phases-scatter-table 0 "$gpumux" phases --kernels "$work/table.yaml" --json
+expect_text phases-scatter-table-text "$work/out" "ldg r6 <- r4 128B scattered within 4096B"
 
 # A real run, its outputs, and determinism.
 check run-sgemm 0 "$gpumux" run --gpu "$gpu" --workload "$sgemm" --out "$work/a" --timeline "$work/a/timeline.json" \
