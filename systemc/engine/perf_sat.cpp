@@ -22,6 +22,15 @@ bool PerfSat::toggle(std::uint32_t count, const char* why) {
   return true;
 }
 
+void PerfSat::store_and_step(std::uint64_t stalled, bool up) {
+  stored_ = stalled;
+  if (up ? limit_ >= n_max_ : limit_ <= 1) {
+    settle(up ? n_max_ : 1, "optimum");
+  } else {
+    limit_ = up ? limit_ + 1 : limit_ - 1;
+  }
+}
+
 void PerfSat::sample(std::uint64_t stalled) {
   // Agrees with the state's direction (4.3.2.1: N+1 blocks are better only if the stalled cycle count
   // is lower than at N, a strict inequality): more blocks must give strictly fewer stalls, fewer blocks
@@ -50,12 +59,7 @@ void PerfSat::sample(std::uint64_t stalled) {
           history_ = false;
           toggles_ = 0;
           state_ = State::kStrongIncrease;
-          stored_ = stalled;
-          if (limit_ >= n_max_) {
-            settle(n_max_, "optimum");
-          } else {
-            ++limit_;
-          }
+          store_and_step(stalled, true);
           return;
         }
         // Worse with one block more: store this count's sample, go back down.
@@ -76,12 +80,7 @@ void PerfSat::sample(std::uint64_t stalled) {
       return;
     case State::kStrongIncrease:
       if (coherent) {
-        stored_ = stalled;
-        if (limit_ >= n_max_) {
-          settle(n_max_, "optimum");
-        } else {
-          ++limit_;
-        }
+        store_and_step(stalled, true);
         return;
       }
       // Worse: discard the sample, hold the count, weak-increase (history 0).
@@ -100,12 +99,7 @@ void PerfSat::sample(std::uint64_t stalled) {
           history_ = false;
           toggles_ = 0;
           state_ = State::kStrongDecrease;
-          stored_ = stalled;
-          if (limit_ <= 1) {
-            settle(1, "optimum");
-          } else {
-            --limit_;
-          }
+          store_and_step(stalled, false);
           return;
         }
         history_ = false;
@@ -124,12 +118,7 @@ void PerfSat::sample(std::uint64_t stalled) {
       return;
     case State::kStrongDecrease:
       if (coherent) {
-        stored_ = stalled;
-        if (limit_ <= 1) {
-          settle(1, "optimum");
-        } else {
-          --limit_;
-        }
+        store_and_step(stalled, false);
         return;
       }
       history_ = false;

@@ -73,6 +73,9 @@ class PerfSat {
   void settle(std::uint32_t count, const char* why);
   /// One more toggle; true (and settled at `count`) when there have now been more than max_toggles.
   bool toggle(std::uint32_t count, const char* why);
+  /// A coherent sample in a strong state (or the one that sets the direction): store it and move one
+  /// block on (`up`: more), settling at the end of the range (N_max or 1) instead of passing it.
+  void store_and_step(std::uint64_t stalled, bool up);
 
   std::uint32_t n_max_;
   std::uint32_t max_toggles_;
