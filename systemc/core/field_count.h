@@ -15,10 +15,19 @@ namespace gpumux {
 
 namespace field_count_detail {
 
+// Never defined: the conversion is only named in unevaluated operands. Clang still reports it undefined
+// when a field's type has a constexpr converting constructor (std::optional's), which it instantiates.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wundefined-inline"
+#endif
 struct AnyField {
   template <typename T>
   constexpr operator T() const noexcept;  // NOLINT(google-explicit-constructor): the point of the type
 };
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 // T{a, b} with fewer values than fields is exactly what is being probed, not an oversight.
 #pragma GCC diagnostic push

@@ -23,7 +23,8 @@ void to_json(nlohmann::json& j, const RunResult& r) {
                      {"commands", r.commands},
                      {"sms", r.sms},
                      {"memory", r.memory},
-                     {"perf_sat", r.perf_sat},
+                     // Absent Perf-Sat is null, as the form always had it.
+                     {"perf_sat", r.perf_sat ? nlohmann::json(*r.perf_sat) : nlohmann::json()},
                      {"wall_seconds", r.wall_seconds}};
 }
 
@@ -49,7 +50,9 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   j.at("commands").get_to(r.commands);
   j.at("sms").get_to(r.sms);
   j.at("memory").get_to(r.memory);
-  r.perf_sat = j.at("perf_sat");
+  const nlohmann::json& perf_sat = j.at("perf_sat");
+  r.perf_sat.reset();
+  if (!perf_sat.is_null()) r.perf_sat = perf_sat.get<PerfSatResult>();
   j.at("wall_seconds").get_to(r.wall_seconds);
 }
 

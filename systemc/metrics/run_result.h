@@ -4,6 +4,7 @@
 // simulation child returns its result to the parent (one process per simulation).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,39 @@ struct MemoryRecord {  // NOLINT(bugprone-exception-escape)
   nlohmann::json tb_interference;
 };
 
+/// One Perf-Sat sample period of one SM (Awatramani 4.3.2.2; engine/sm_driver.h PerfSatSample).
+struct PerfSatSampleTrace {
+  TimePs end_ps = 0;
+  std::uint32_t blocks = 0;        ///< the thread-block limit during the period
+  std::uint64_t stalled = 0;       ///< stalled cycles read over it
+  std::uint64_t instructions = 0;  ///< warp instructions issued over it
+  std::uint64_t cycles = 0;        ///< core cycles with a resident warp
+  std::uint32_t next = 0;          ///< the limit after it
+  std::string state;               ///< Fig. 4.4's state after it (engine/perf_sat.h to_string)
+};
+
+/// Perf-Sat on one SM for one kernel launch (engine/sm_driver.h PerfSatRecord).
+struct PerfSatTrace {
+  std::uint32_t sm = 0;
+  std::uint32_t launch = 0;  ///< index into RunResult::kernels
+  std::uint32_t n_max = 0;
+  std::uint32_t start = 0;
+  TimePs bound_ps = 0;   ///< the kernel's first thread block on the SM
+  TimePs period_ps = 0;  ///< the sample period (0: the kernel finished before it was known)
+  std::uint32_t detected = 0;
+  bool settled = false;
+  TimePs settled_ps = 0;
+  std::string settled_by;
+  std::vector<PerfSatSampleTrace> samples;
+};
+
+/// A run's Perf-Sat (present only when `perf_sat.enabled`): the settings it ran with and every record.
+struct PerfSatResult {
+  std::uint32_t sample_period_cycles = 0;  ///< as configured (0: the thesis's rule)
+  std::uint32_t max_toggles = 0;
+  std::vector<PerfSatTrace> records;  ///< in the order the kernels were bound to SMs
+};
+
 struct RunResult {  // NOLINT(bugprone-exception-escape): holds a MemoryRecord (above)
   std::string policy;
   std::string copy_policy;  ///< the DMA engines' copy policy: "fcfs" or "npq" (frontend/copy_policy.h)
@@ -106,8 +140,8 @@ struct RunResult {  // NOLINT(bugprone-exception-escape): holds a MemoryRecord (
   std::vector<CommandTrace> commands;  ///< copies and kernel launches, in completion order
   std::vector<SmRecord> sms;
   MemoryRecord memory;
-  /// Perf-Sat (Awatramani 4.3): per SM its detections and samples (engine/sm_driver.h); null when off.
-  nlohmann::json perf_sat;
+  /// Perf-Sat (Awatramani 4.3): per SM its detections and samples; absent (JSON null) when off.
+  std::optional<PerfSatResult> perf_sat;
   double wall_seconds = 0;  ///< host time; never written to stats.json (determinism)
 };
 
@@ -132,6 +166,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WarpSmStats, instructions, cycles, scheduler_
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmRecord, id, busy_ps, thread_blocks, warp, setups, setup_ps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, bytes, transactions, busy_ps, pcie_down_bytes, pcie_up_bytes,
                                    dram, tb_interference)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PerfSatSampleTrace, end_ps, blocks, stalled, instructions, cycles, next,
+                                   state)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PerfSatTrace, sm, launch, n_max, start, bound_ps, period_ps, detected,
+                                   settled, settled_ps, settled_by, samples)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PerfSatResult, sample_period_cycles, max_toggles, records)
 static_assert(field_count<ProcessRun>() == 2, "ProcessRun changed: update its JSON line");
 static_assert(field_count<ProcessResult>() == 2, "ProcessResult changed: update its JSON line");
 static_assert(field_count<KernelRecord>() == 10, "KernelRecord changed: update its JSON line");
@@ -140,6 +179,9 @@ static_assert(field_count<CommandTrace>() == 8, "CommandTrace changed: update it
 static_assert(field_count<WarpSmStats>() == 13, "WarpSmStats changed: update its JSON line");
 static_assert(field_count<SmRecord>() == 6, "SmRecord changed: update its JSON line");
 static_assert(field_count<MemoryRecord>() == 7, "MemoryRecord changed: update its JSON line");
+static_assert(field_count<PerfSatSampleTrace>() == 7, "PerfSatSampleTrace changed: update its JSON line");
+static_assert(field_count<PerfSatTrace>() == 11, "PerfSatTrace changed: update its JSON line");
+static_assert(field_count<PerfSatResult>() == 3, "PerfSatResult changed: update its JSON line");
 static_assert(field_count<RunResult>() == 18, "RunResult changed: update to_json/from_json (run_result.cpp)");
 
 /// Version of the RunResult JSON form (the child-to-parent transport and the baseline cache); from_json

@@ -66,94 +66,42 @@ nlohmann::json warp_sm_json(const WarpSmStats& w) {
   return out;
 }
 
-/// Perf-Sat's records of launch `launch` as the workload-class rule reads them.
-std::vector<ClassSm> class_input(const nlohmann::json& perf_sat, std::size_t launch) {
-  std::vector<ClassSm> sms;
-  for (const auto& rec : perf_sat.at("records")) {
-    if (rec.at("launch").get<std::size_t>() != launch) continue;
-    ClassSm sm;
-    sm.detected = rec.at("detected").get<std::uint32_t>();
-    sm.settled = rec.at("settled").get<bool>();
-    for (const auto& smp : rec.at("samples")) {
-      sm.samples.push_back({smp.at("blocks").get<std::uint32_t>(),
-                            smp.at("instructions").get<std::uint64_t>(),
-                            smp.at("cycles").get<std::uint64_t>()});
-    }
-    sms.push_back(std::move(sm));
-  }
-  return sms;
-}
-
-/// Per kernel launch: Perf-Sat's detections over the SMs and the workload class (Awatramani 4.3).
-struct KernelPerfSat {
-  std::uint32_t n_max = 0;
-  std::uint32_t sms = 0;
-  std::uint32_t settled = 0;
-  double detected_mean = 0;  ///< over every SM it ran on (the thesis reports the mean across cores)
-  std::uint32_t detected_min = 0;
-  std::uint32_t detected_max = 0;
-  WorkloadClass workload_class;
-};
-
-KernelPerfSat kernel_perf_sat(const nlohmann::json& perf_sat, std::size_t launch, std::uint32_t tbs_per_sm) {
-  KernelPerfSat k;
-  k.n_max = tbs_per_sm;
-  const std::vector<ClassSm> sms = class_input(perf_sat, launch);
-  double sum = 0;
-  for (const ClassSm& sm : sms) {
-    k.detected_min = k.sms == 0 ? sm.detected : std::min(k.detected_min, sm.detected);
-    k.detected_max = std::max(k.detected_max, sm.detected);
-    sum += sm.detected;
-    ++k.sms;
-    if (sm.settled) ++k.settled;
-  }
-  k.detected_mean = k.sms == 0 ? 0.0 : sum / k.sms;
-  k.workload_class = classify_workload(tbs_per_sm, sms);
-  return k;
-}
-
 /// stats.json's `perf_sat`: per SM, per kernel bound to it, the detection and the limit over time.
-nlohmann::json perf_sat_json(const RunResult& r, const GpuConfig& gpu) {
+nlohmann::json perf_sat_json(const PerfSatResult& perf_sat, const RunResult& r, const GpuConfig& gpu) {
   using nlohmann::json;
   std::vector<json> by_sm(r.sms.size(), json::array());
-  for (const auto& rec : r.perf_sat.at("records")) {
-    const auto launch = rec.at("launch").get<std::size_t>();
+  for (const PerfSatTrace& rec : perf_sat.records) {
     json limits = json::array();
-    limits.push_back({{"time_ns", ns(rec.at("bound_ps").get<TimePs>())}, {"limit", rec.at("start")}});
+    limits.push_back({{"time_ns", ns(rec.bound_ps)}, {"limit", rec.start}});
     json samples = json::array();
-    for (const auto& smp : rec.at("samples")) {
-      const TimePs end = smp.at("end_ps").get<TimePs>();
-      samples.push_back({{"end_ns", ns(end)},
-                         {"blocks", smp.at("blocks")},
-                         {"stalled_cycles", smp.at("stalled")},
-                         {"instructions", smp.at("instructions")},
-                         {"cycles", smp.at("cycles")},
-                         {"next", smp.at("next")},
-                         {"state", smp.at("state")}});
-      if (smp.at("next") != smp.at("blocks")) {
-        limits.push_back({{"time_ns", ns(end)}, {"limit", smp.at("next")}});
-      }
+    for (const PerfSatSampleTrace& smp : rec.samples) {
+      samples.push_back({{"end_ns", ns(smp.end_ps)},
+                         {"blocks", smp.blocks},
+                         {"stalled_cycles", smp.stalled},
+                         {"instructions", smp.instructions},
+                         {"cycles", smp.cycles},
+                         {"next", smp.next},
+                         {"state", smp.state}});
+      if (smp.next != smp.blocks) limits.push_back({{"time_ns", ns(smp.end_ps)}, {"limit", smp.next}});
     }
-    const TimePs period = rec.at("period_ps").get<TimePs>();
-    json entry = {
-        {"kernel", r.kernels.at(launch).name},
-        {"launch", launch},
-        {"n_max", rec.at("n_max")},
-        {"start", rec.at("start")},
-        {"detected", rec.at("detected")},
-        {"settled", rec.at("settled")},
-        {"settled_by", rec.at("settled_by")},
-        {"bound_ns", ns(rec.at("bound_ps").get<TimePs>())},
-        {"settled_ns", rec.at("settled").get<bool>() ? json(ns(rec.at("settled_ps").get<TimePs>())) : json()},
-        {"sample_period_cycles", gpu.ps_to_cycles(period)},
-        {"limit_over_time", limits},
-        {"samples", samples}};
-    by_sm.at(rec.at("sm").get<std::size_t>()).push_back(entry);
+    json entry = {{"kernel", r.kernels.at(rec.launch).name},
+                  {"launch", rec.launch},
+                  {"n_max", rec.n_max},
+                  {"start", rec.start},
+                  {"detected", rec.detected},
+                  {"settled", rec.settled},
+                  {"settled_by", rec.settled_by},
+                  {"bound_ns", ns(rec.bound_ps)},
+                  {"settled_ns", rec.settled ? json(ns(rec.settled_ps)) : json()},
+                  {"sample_period_cycles", gpu.ps_to_cycles(rec.period_ps)},
+                  {"limit_over_time", limits},
+                  {"samples", samples}};
+    by_sm.at(rec.sm).push_back(entry);
   }
   json sms = json::array();
   for (std::size_t s = 0; s < by_sm.size(); ++s) sms.push_back({{"id", s}, {"kernels", by_sm[s]}});
-  return {{"sample_period_cycles", r.perf_sat.at("sample_period_cycles")},
-          {"max_toggles", r.perf_sat.at("max_toggles")},
+  return {{"sample_period_cycles", perf_sat.sample_period_cycles},
+          {"max_toggles", perf_sat.max_toggles},
           {"stalled_cycles", "sms[].warp.idle_slots.memory + idle_slots.other (docs/config.md \"Perf-Sat\")"},
           {"sms", sms}};
 }
@@ -214,8 +162,8 @@ nlohmann::json stats_json(const RunReport& report) {
       kernels.back()["instructions"] = k.instructions;
       kernels.back()["ipc"] = cycles > 0 ? static_cast<double>(k.instructions) / cycles : 0.0;
     }
-    if (!r.perf_sat.is_null()) {
-      const KernelPerfSat ps = kernel_perf_sat(r.perf_sat, kernels.size() - 1, k.tbs_per_sm);
+    if (r.perf_sat) {
+      const KernelPerfSat ps = kernel_perf_sat(*r.perf_sat, kernels.size() - 1, k.tbs_per_sm);
       const WorkloadClass& wc = ps.workload_class;
       kernels.back()["perf_sat"] = {{"n_max", ps.n_max},
                                     {"sms", ps.sms},
@@ -267,7 +215,7 @@ nlohmann::json stats_json(const RunReport& report) {
     if (r.sm_model == "warp") sms.back()["warp"] = warp_sm_json(s.warp);
   }
   j["sms"] = sms;
-  if (!r.perf_sat.is_null()) j["perf_sat"] = perf_sat_json(r, gpu);
+  if (r.perf_sat) j["perf_sat"] = perf_sat_json(*r.perf_sat, r, gpu);
   j["memory"] = {{"bytes", r.memory.bytes},
                  {"transactions", r.memory.transactions},
                  {"busy_ns", ns(r.memory.busy_ps)},
@@ -316,14 +264,14 @@ void print_summary(std::ostream& out, const RunReport& report) {
   std::snprintf(line, sizeof line, "\n  STP %.3f   ANTT %.3f   fairness %.3f\n", report.metrics.stp,
                 report.metrics.antt, report.metrics.fairness);
   out << line;
-  if (r.perf_sat.is_null()) return;
+  if (!r.perf_sat) return;
   // Perf-Sat (Awatramani 4.3): per kernel launch, the count detected on its SMs and its workload class.
   out << "\n  Perf-Sat (Awatramani 4.3)\n";
   std::snprintf(line, sizeof line, "  %-20s %6s %6s %9s %8s %8s  %s\n", "kernel", "launch", "N_max",
                 "detected", "min-max", "settled", "class");
   out << line;
   for (std::size_t i = 0; i < r.kernels.size(); ++i) {
-    const KernelPerfSat ps = kernel_perf_sat(r.perf_sat, i, r.kernels[i].tbs_per_sm);
+    const KernelPerfSat ps = kernel_perf_sat(*r.perf_sat, i, r.kernels[i].tbs_per_sm);
     const std::string range = std::to_string(ps.detected_min) + "-" + std::to_string(ps.detected_max);
     const std::string settled = std::to_string(ps.settled) + "/" + std::to_string(ps.sms);
     const std::string cls =

@@ -1,6 +1,7 @@
 #include "metrics/workload_class.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace gpumux {
 
@@ -47,6 +48,41 @@ WorkloadClass classify_workload(std::uint32_t n_max, const std::vector<ClassSm>&
   }
   out.name = out.ipc_above < out.ipc_at_detected * (1.0 - kSaturationThreshold) ? "MEM" : "C-weak";
   return out;
+}
+
+namespace {
+/// Perf-Sat's records of launch `launch` as the workload-class rule reads them.
+std::vector<ClassSm> class_input(const PerfSatResult& perf_sat, std::size_t launch) {
+  std::vector<ClassSm> sms;
+  for (const PerfSatTrace& rec : perf_sat.records) {
+    if (rec.launch != launch) continue;
+    ClassSm sm;
+    sm.detected = rec.detected;
+    sm.settled = rec.settled;
+    for (const PerfSatSampleTrace& smp : rec.samples) {
+      sm.samples.push_back({smp.blocks, smp.instructions, smp.cycles});
+    }
+    sms.push_back(std::move(sm));
+  }
+  return sms;
+}
+}  // namespace
+
+KernelPerfSat kernel_perf_sat(const PerfSatResult& perf_sat, std::size_t launch, std::uint32_t tbs_per_sm) {
+  KernelPerfSat k;
+  k.n_max = tbs_per_sm;
+  const std::vector<ClassSm> sms = class_input(perf_sat, launch);
+  double sum = 0;
+  for (const ClassSm& sm : sms) {
+    k.detected_min = k.sms == 0 ? sm.detected : std::min(k.detected_min, sm.detected);
+    k.detected_max = std::max(k.detected_max, sm.detected);
+    sum += sm.detected;
+    ++k.sms;
+    if (sm.settled) ++k.settled;
+  }
+  k.detected_mean = k.sms == 0 ? 0.0 : sum / k.sms;
+  k.workload_class = classify_workload(tbs_per_sm, sms);
+  return k;
 }
 
 }  // namespace gpumux

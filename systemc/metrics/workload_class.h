@@ -13,9 +13,12 @@
 //   (warp instructions per core cycle over all samples run at that count): D+1 more than 2% below D
 //   (the thesis's 2% rule for the optimal count, 4.3.3.2): MEM; else C-weak.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "metrics/run_result.h"
 
 namespace gpumux {
 
@@ -45,5 +48,21 @@ struct WorkloadClass {
 inline constexpr double kSaturationThreshold = 0.02;
 
 [[nodiscard]] WorkloadClass classify_workload(std::uint32_t n_max, const std::vector<ClassSm>& sms);
+
+/// Per kernel launch: Perf-Sat's detections over the SMs and the workload class (Awatramani 4.3), as
+/// stats.json's kernels[].perf_sat and experiments' outcomes report them.
+struct KernelPerfSat {
+  std::uint32_t n_max = 0;
+  std::uint32_t sms = 0;
+  std::uint32_t settled = 0;
+  double detected_mean = 0;  ///< over every SM it ran on (the thesis reports the mean across cores)
+  std::uint32_t detected_min = 0;
+  std::uint32_t detected_max = 0;
+  WorkloadClass workload_class;
+};
+
+/// Launch `launch` (index into RunResult::kernels, occupancy `tbs_per_sm`) in a run's Perf-Sat records.
+[[nodiscard]] KernelPerfSat kernel_perf_sat(const PerfSatResult& perf_sat, std::size_t launch,
+                                            std::uint32_t tbs_per_sm);
 
 }  // namespace gpumux

@@ -178,33 +178,17 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   }
   if (spec.gpu.perf_sat.enabled) {
     // Perf-Sat (Awatramani 4.3): every SM's detections with their samples, in binding order.
-    nlohmann::json records = nlohmann::json::array();
+    PerfSatResult perf_sat{spec.gpu.perf_sat.sample_period_cycles, spec.gpu.perf_sat.max_toggles, {}};
     for (const PerfSatRecord& p : driver.perf_sat_records()) {
-      nlohmann::json samples = nlohmann::json::array();
+      PerfSatTrace trace{index(p.sm), index(p.kernel), p.n_max,      p.start,      p.bound_ps, p.period_ps,
+                         p.detected,  p.settled,       p.settled_ps, p.settled_by, {}};
       for (const PerfSatSample& s : p.samples) {
-        samples.push_back({{"end_ps", s.end_ps},
-                           {"blocks", s.blocks},
-                           {"stalled", s.stalled},
-                           {"instructions", s.instructions},
-                           {"cycles", s.cycles},
-                           {"next", s.next},
-                           {"state", to_string(s.state)}});
+        trace.samples.push_back(
+            {s.end_ps, s.blocks, s.stalled, s.instructions, s.cycles, s.next, to_string(s.state)});
       }
-      records.push_back({{"sm", index(p.sm)},
-                         {"launch", index(p.kernel)},
-                         {"n_max", p.n_max},
-                         {"start", p.start},
-                         {"bound_ps", p.bound_ps},
-                         {"period_ps", p.period_ps},
-                         {"detected", p.detected},
-                         {"settled", p.settled},
-                         {"settled_ps", p.settled_ps},
-                         {"settled_by", p.settled_by},
-                         {"samples", samples}});
+      perf_sat.records.push_back(std::move(trace));
     }
-    r.perf_sat = {{"sample_period_cycles", spec.gpu.perf_sat.sample_period_cycles},
-                  {"max_toggles", spec.gpu.perf_sat.max_toggles},
-                  {"records", records}};
+    r.perf_sat = std::move(perf_sat);
   }
   r.memory.bytes = memory_->bytes();
   r.memory.transactions = memory_->transactions();

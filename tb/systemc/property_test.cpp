@@ -599,25 +599,23 @@ TEST(Property, NothingIsLostAtWarpLevelUnderAnySchedulerPolicyAndMechanism) {
 /// Perf-Sat's records of one run: each SM's samples replayed through a fresh state machine give the same
 /// limits, states and detection, and every limit is within 1 .. N_max.
 void check_perf_sat(const RunResult& r, const std::string& label, std::size_t& samples) {
-  ASSERT_FALSE(r.perf_sat.is_null()) << label;
-  for (const auto& rec : r.perf_sat.at("records")) {
-    const auto n_max = rec.at("n_max").get<std::uint32_t>();
-    const auto launch = rec.at("launch").get<std::size_t>();
-    ASSERT_LT(launch, r.kernels.size()) << label;
-    EXPECT_EQ(n_max, std::max(1U, r.kernels[launch].tbs_per_sm)) << label;
-    PerfSat replay(n_max, r.perf_sat.at("max_toggles").get<std::uint32_t>());
-    EXPECT_EQ(rec.at("start").get<std::uint32_t>(), replay.start()) << label;
-    for (const auto& smp : rec.at("samples")) {
-      EXPECT_EQ(smp.at("blocks").get<std::uint32_t>(), replay.limit()) << label;
-      replay.sample(smp.at("stalled").get<std::uint64_t>());
-      EXPECT_EQ(smp.at("next").get<std::uint32_t>(), replay.limit()) << label;
-      EXPECT_EQ(smp.at("state").get<std::string>(), to_string(replay.state())) << label;
+  ASSERT_TRUE(r.perf_sat.has_value()) << label;
+  for (const PerfSatTrace& rec : r.perf_sat->records) {
+    ASSERT_LT(rec.launch, r.kernels.size()) << label;
+    EXPECT_EQ(rec.n_max, std::max(1U, r.kernels[rec.launch].tbs_per_sm)) << label;
+    PerfSat replay(rec.n_max, r.perf_sat->max_toggles);
+    EXPECT_EQ(rec.start, replay.start()) << label;
+    for (const PerfSatSampleTrace& smp : rec.samples) {
+      EXPECT_EQ(smp.blocks, replay.limit()) << label;
+      replay.sample(smp.stalled);
+      EXPECT_EQ(smp.next, replay.limit()) << label;
+      EXPECT_EQ(smp.state, to_string(replay.state())) << label;
       EXPECT_GE(replay.limit(), 1U) << label;
-      EXPECT_LE(replay.limit(), n_max) << label;
+      EXPECT_LE(replay.limit(), rec.n_max) << label;
       ++samples;
     }
-    EXPECT_EQ(rec.at("settled").get<bool>(), replay.settled()) << label;
-    EXPECT_EQ(rec.at("detected").get<std::uint32_t>(), replay.limit()) << label;
+    EXPECT_EQ(rec.settled, replay.settled()) << label;
+    EXPECT_EQ(rec.detected, replay.limit()) << label;
   }
 }
 
@@ -649,8 +647,9 @@ TEST(Property, PerfSatUnderEveryPolicyAndMechanism) {
     check_counts(batch[i].workload, results[i], labels[i]);
     check_warp_stats(g, results[i], labels[i]);
     check_perf_sat(results[i], labels[i], samples);
-    for (const auto& rec : results[i].perf_sat.at("records")) {
-      for (const auto& smp : rec.at("samples")) moved += smp.at("next") != smp.at("blocks") ? 1 : 0;
+    if (!results[i].perf_sat) continue;
+    for (const PerfSatTrace& rec : results[i].perf_sat->records) {
+      for (const PerfSatSampleTrace& smp : rec.samples) moved += smp.next != smp.blocks ? 1 : 0;
     }
   }
   std::printf("Perf-Sat: %zu simulations, %zu samples, %zu limit changes\n", results.size(), samples, moved);
@@ -664,7 +663,7 @@ TEST(Property, PerfSatUnderEveryPolicyAndMechanism) {
   // Off, the run has no Perf-Sat record.
   SimulationSpec off = batch.front();
   off.gpu.perf_sat.enabled = false;
-  EXPECT_TRUE(simulate(off).perf_sat.is_null());
+  EXPECT_FALSE(simulate(off).perf_sat.has_value());
 }
 
 // Reproduces one failing variant in this process (no fork), for a debugger:

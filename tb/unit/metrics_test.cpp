@@ -78,6 +78,8 @@ RunResult every_field_distinct() {
               65,
               nlohmann::json{{"model", "dram"}, {"requests", 66}},
               nlohmann::json{{"lost_ns", 67.5}}};
+  r.perf_sat = PerfSatResult{
+      81, 82, {{83, 84, 85, 86, 87, 88, 89, true, 90, "toggles", {{91, 92, 93, 94, 95, 96, "S_up"}}}}};
   r.wall_seconds = 0.25;
   return r;
 }
@@ -89,6 +91,14 @@ TEST(RunResult, JsonRoundTrip) {
   EXPECT_EQ(back.kernels.at(0).tbs_per_sm, 8U);
   EXPECT_EQ(back.memory.pcie_up_bytes, 65U);
   EXPECT_EQ(back.commands_completed, 17U);
+  ASSERT_TRUE(back.perf_sat.has_value());
+  EXPECT_EQ(back.perf_sat->records.at(0).samples.at(0).stalled, 93U);
+  // Off, Perf-Sat travels as null and comes back absent.
+  RunResult off = r;
+  off.perf_sat.reset();
+  const nlohmann::json j = off;
+  EXPECT_TRUE(j.at("perf_sat").is_null());
+  EXPECT_FALSE(j.get<RunResult>().perf_sat.has_value());
 }
 
 TEST(RunResult, RecordsAreSerialisedByName) {
@@ -106,6 +116,11 @@ TEST(RunResult, RecordsAreSerialisedByName) {
   EXPECT_EQ(j.at("sms").at(0).at("warp").at("memory_requests").get<int>(), 80);
   EXPECT_EQ(j.at("warp_scheduler").get<std::string>(), "gto");
   EXPECT_EQ(j.at("copy_policy").get<std::string>(), "npq");
+  EXPECT_EQ(j.at("perf_sat").at("max_toggles").get<int>(), 82);
+  EXPECT_EQ(j.at("perf_sat").at("records").at(0).at("detected").get<int>(), 89);
+  EXPECT_EQ(j.at("perf_sat").at("records").at(0).at("settled_by").get<std::string>(), "toggles");
+  EXPECT_EQ(j.at("perf_sat").at("records").at(0).at("samples").at(0).at("next").get<int>(), 96);
+  EXPECT_EQ(j.at("perf_sat").at("records").at(0).at("samples").at(0).at("state").get<std::string>(), "S_up");
 }
 
 TEST(RunResult, MissingFieldOrOtherVersionIsRejected) {
@@ -118,6 +133,9 @@ TEST(RunResult, MissingFieldOrOtherVersionIsRejected) {
   nlohmann::json positional = every_field_distinct();
   positional["sms"][0] = {51, 99, 52};  // the pre-schema positional form
   EXPECT_THROW((void)positional.get<RunResult>(), nlohmann::json::exception);
+  nlohmann::json no_samples = every_field_distinct();
+  no_samples["perf_sat"]["records"][0].erase("samples");
+  EXPECT_THROW((void)no_samples.get<RunResult>(), nlohmann::json::exception);
 }
 
 }  // namespace
