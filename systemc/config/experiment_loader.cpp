@@ -120,8 +120,8 @@ void read_run_sm(const YamlMap& m, ExperimentRun& run) {
 
 ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& earlier,
                        const std::filesystem::path& base) {
-  const YamlMap m(node,
-                  {"label", "policy", "preemption", "options", "copy_policy", "sm_model", "warp_scheduler"});
+  const YamlMap m(node, {"label", "policy", "preemption", "options", "copy_policy", "sm_model",
+                         "warp_scheduler", "max_thread_blocks", "perf_sat"});
   ExperimentRun run;
   run.where = node.where();
   run.key = node.key();
@@ -174,6 +174,20 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
     }
   }
   read_run_sm(m, run);
+  if (const auto slots = m.optional("max_thread_blocks")) {
+    // The upper bound is the GPU file's slots, checked by run_gpu once the file is loaded.
+    run.max_thread_blocks = slots->as_u32_in(1, 1024, "thread blocks");
+    run.max_thread_blocks_where = slots->where();
+  }
+  if (const auto perf_sat = m.optional("perf_sat")) {
+    const std::string value = perf_sat->as_string();
+    if (value != "on" && value != "off") {
+      perf_sat->fail("must be on (Perf-Sat throttles each SM's thread blocks, Awatramani 4.3) or off, not '" +
+                     value + "'");
+    }
+    run.perf_sat = value == "on";
+    run.perf_sat_where = perf_sat->where();
+  }
   return run;
 }
 
@@ -215,10 +229,22 @@ Workload load_grid_workload(const std::string& file, const ExperimentConfig& con
   return w;
 }
 
-/// The GPU `run` simulates on: `gpu` with the run's sm_model and warp_scheduler. InputError naming the
-/// run's key when the GPU cannot build its SMs or a warp scheduler is given for TB-level SMs.
+/// The GPU `run` simulates on: `gpu` with the run's sm_model, warp_scheduler, max_thread_blocks and
+/// perf_sat. InputError naming the run's key when the GPU cannot build its SMs, a warp scheduler or
+/// Perf-Sat is given for TB-level SMs, or the run asks for more thread-block slots than the GPU has.
 GpuConfig run_gpu(const GpuConfig& gpu, const ExperimentRun& run) {
   GpuConfig g = gpu;
+  if (run.perf_sat) {
+    // Before apply_sm_settings checks Perf-Sat against the SM model: a run may turn the file's off.
+    if (*run.perf_sat && run.sm_model.value_or(gpu.sm_model) != SmModel::kWarp) {
+      throw InputError(run.perf_sat_where, run.key + ".perf_sat",
+                       "run '" + run.label +
+                           "' turns Perf-Sat on, which reads each SM's stalled cycles, but its SMs are "
+                           "thread-block level; add sm_model: warp (docs/config.md \"Perf-Sat\")");
+    }
+    g.perf_sat.enabled = *run.perf_sat;
+    g.perf_sat.where = run.perf_sat_where;
+  }
   apply_sm_settings(g, run.sm_model, run.warp_scheduler);
   if (g.sm_model == SmModel::kWarp && g.warp.alu.count == 0) {
     throw InputError(
@@ -232,6 +258,19 @@ GpuConfig run_gpu(const GpuConfig& gpu, const ExperimentRun& run) {
                      "run '" + run.label +
                          "' names a warp scheduler, but its SMs are thread-block level (GPU '" + gpu.name +
                          "' has sm.model tb and the run sets no sm_model); add sm_model: warp");
+  }
+  if (run.max_thread_blocks) {
+    if (*run.max_thread_blocks > gpu.sm.max_thread_blocks) {
+      throw InputError(run.max_thread_blocks_where, run.key + ".max_thread_blocks",
+                       std::to_string(*run.max_thread_blocks) + " thread blocks per SM, but GPU '" +
+                           gpu.name + "' (" + gpu.source_file + ") has " +
+                           std::to_string(gpu.sm.max_thread_blocks) +
+                           " slots; a run may lower the count, not raise it");
+    }
+    g.sm.max_thread_blocks = *run.max_thread_blocks;
+    // A kernel resident on an SM holds at least one slot, so an SM with N slots holds at most N kernels
+    // (the GPU loader's rule for a file).
+    g.sm.max_resident_kernels = std::min(g.sm.max_resident_kernels, g.sm.max_thread_blocks);
   }
   return g;
 }
@@ -278,6 +317,7 @@ const std::vector<std::string_view> kExperimentKeys = {"name",
                                                        "tb_rsd_percent",
                                                        "preemption_latency_scale",
                                                        "tb_interference",
+                                                       "memory_model",
                                                        "kernel_launch",
                                                        "streams_per_application"};
 const std::vector<std::string_view> kExtensionKeys = [] {
@@ -510,6 +550,18 @@ ExperimentConfig load_experiment_at(const std::string& path, std::vector<std::st
     }
     c.tb_interference = value == "on";
   }
+  if (const auto memory = m.optional("memory_model")) {
+    const std::string value = memory->as_string();
+    if (value == "simple") {
+      c.memory_model = MemoryModel::kSimple;
+    } else if (value == "dram") {
+      c.memory_model = MemoryModel::kDram;
+    } else {
+      memory->fail("must be simple (one bandwidth pipe) or dram (L2 and GDDR5 channels), not '" + value +
+                   "'");
+    }
+    c.memory_model_where = memory->where();
+  }
   if (const auto launch = m.optional("kernel_launch")) c.kernel_launch = read_kernel_launch_mode(*launch);
   if (const auto streams = m.optional("streams_per_application")) {
     // 1 is every shipped application already; more streams than a GPU has hardware queues would share
@@ -548,6 +600,15 @@ ExpandedExperiment expand_experiment(const ExperimentConfig& config) {
   e.gpu = load_gpu_config(config.gpu_path);
   if (config.preemption_latency_scale) scale_preemption_latencies(e.gpu, *config.preemption_latency_scale);
   if (config.tb_interference) e.gpu.memory.tb_interference = *config.tb_interference;
+  if (config.memory_model) {
+    if (*config.memory_model == MemoryModel::kDram &&
+        (e.gpu.memory.dram.channels == 0 || e.gpu.memory.l2.cache.capacity_bytes == 0)) {
+      throw InputError(config.memory_model_where, "memory_model",
+                       "dram, but GPU '" + e.gpu.name + "' (" + e.gpu.source_file +
+                           ") has no memory.dram and memory.l2 sections; see docs/config.md \"Memory\"");
+    }
+    e.gpu.memory.model = *config.memory_model;
+  }
   for (const ExperimentRun& run : config.runs) e.run_gpus.push_back(run_gpu(e.gpu, run));
   if (config.generator) {
     const MixGeneratorConfig& g = *config.generator;

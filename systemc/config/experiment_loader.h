@@ -41,6 +41,14 @@ struct ExperimentRun {
   /// expand_experiment beside a GPU whose sm.model is tb).
   std::string warp_scheduler;
   SourceLocation warp_scheduler_where;
+  /// `max_thread_blocks:` the GPU's thread-block slots per SM for this run (a sweep of the count per
+  /// core, Awatramani 4.3.3.2); nullopt: the GPU file's. At most the file's value.
+  std::optional<std::uint32_t> max_thread_blocks;
+  SourceLocation max_thread_blocks_where;
+  /// `perf_sat:` on or off, the GPU's `perf_sat.enabled` for this run (Awatramani 4.3); nullopt: the
+  /// GPU file's. On needs warp-level SMs.
+  std::optional<bool> perf_sat;
+  SourceLocation perf_sat_where;
   SourceLocation where;  ///< the run's map
   std::string key;       ///< "runs[i]"
 };
@@ -102,6 +110,10 @@ struct ExperimentConfig {
   /// `tb_interference`: every run's GPU (and its isolated baselines) with memory.tb_interference on or
   /// off (issue 12 item 8: what TB-level memory interference moves in the paper experiments).
   std::optional<bool> tb_interference;
+  /// `memory_model`: every run's GPU (and its isolated baselines) with this memory.model (simple or
+  /// dram), as `gpumux run --memory-model`; the GPU file must have the dram sections for dram.
+  std::optional<MemoryModel> memory_model;
+  SourceLocation memory_model_where;
   /// `kernel_launch`: every workload of the grid (and its isolated baselines) submits its kernel
   /// launches this way (a sensitivity study of launch asynchrony, Tanasic 2.1 and 4.3).
   std::optional<KernelLaunchMode> kernel_launch;

@@ -29,6 +29,7 @@
 #include "config/tanasic_mixes.h"
 #include "config/workload_loader.h"
 #include "core/error.h"
+#include "sm/occupancy.h"
 
 namespace gpumux {
 namespace {
@@ -233,6 +234,50 @@ TEST(ShippedExperiments, AwatramaniWarpSchedulersIsFourteenKernelsUnderSixWarpSc
   EXPECT_EQ(gpu_variants(e).gpus.size(), 6U);
   EXPECT_NO_THROW(validate_experiment(c, e));
   EXPECT_EQ(c.paper.size(), 16U);
+}
+
+// Awatramani 4.3.3 on both GPUs of Table 4.1: every kernel built from Table 4.2's registers and threads
+// has the table's Max as its occupancy on the GPU (the paper's `K/max`), the sweep covers 1 .. the largest
+// Max, and one run turns Perf-Sat on.
+TEST(ShippedExperiments, AwatramaniPerfSatKernelsHaveTable42sMaxOnTheirGpu) {
+  for (const std::string gpu : {"m2090", "k20x"}) {
+    const ExperimentConfig c =
+        load_experiment(kConfigDir + "/experiments/awatramani-perf-sat-" + gpu + ".yaml");
+    EXPECT_EQ(c.analysis, "awatramani-perf-sat");
+    ASSERT_TRUE(c.memory_model.has_value());
+    EXPECT_EQ(*c.memory_model, MemoryModel::kDram);
+    const ExpandedExperiment e = expand_experiment(c);
+    EXPECT_NO_THROW(validate_experiment(c, e));
+    std::map<std::string, double> paper;
+    for (const PaperEntry& p : c.paper) {
+      if (p.value) paper[p.row] = *p.value;
+    }
+    std::uint32_t largest = 0;
+    ASSERT_FALSE(e.workloads.empty());
+    for (const ExperimentWorkload& w : e.workloads) {
+      const ProcessSpec& process = w.workload.processes.at(0);
+      const auto& kernel = process.streams.at(0).commands.at(0).kernel;
+      ASSERT_TRUE(kernel && kernel->program) << process.name;
+      ASSERT_TRUE(paper.count(process.name + "/max")) << process.name;
+      const std::uint32_t max = compute_occupancy(*kernel, e.gpu).tbs_per_sm;
+      EXPECT_EQ(max, paper.at(process.name + "/max")) << gpu << " " << process.name;
+      const std::string& type = kernel->class1;
+      EXPECT_TRUE(type == "C-strong" || type == "C-weak" || type == "MEM") << process.name << ": " << type;
+      largest = std::max(largest, max);
+    }
+    std::uint32_t sweep = 0;
+    std::size_t perf_sat_runs = 0;
+    for (std::size_t r = 0; r < c.runs.size(); ++r) {
+      EXPECT_EQ(e.run_gpus[r].sm_model, SmModel::kWarp);
+      if (e.run_gpus[r].perf_sat.enabled) ++perf_sat_runs;
+      if (c.runs[r].max_thread_blocks) {
+        EXPECT_EQ(*c.runs[r].max_thread_blocks, ++sweep);
+      }
+    }
+    EXPECT_EQ(sweep, largest) << gpu;
+    EXPECT_EQ(perf_sat_runs, 1U) << gpu;
+    EXPECT_FALSE(uses_isolated_baselines(c));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -618,6 +663,54 @@ TEST_F(ExperimentErrors, SmModelAndWarpSchedulerOfARun) {
   EXPECT_NO_THROW(validate_experiment(c, expand_experiment(c)));
 }
 
+TEST_F(ExperimentErrors, MaxThreadBlocksAndPerfSatOfARun) {
+  const std::string m2090 = "gpu: " + kConfigDir + "/gpus/tesla-m2090.yaml\nanalysis: awatramani-perf-sat\n" +
+                            "workloads: [" + kConfigDir + "/workloads/awatramani/Heart.yaml]\n";
+  const std::string zero =
+      m2090 + "runs:\n  - {label: a, policy: fcfs, sm_model: warp, max_thread_blocks: 0}\n";
+  expect_error(error_of(zero), line_of(zero, "max_thread_blocks"), "runs[0].max_thread_blocks", "");
+  const std::string word =
+      m2090 + "runs:\n  - {label: a, policy: fcfs, sm_model: warp, max_thread_blocks: x}\n";
+  expect_error(error_of(word), line_of(word, "max_thread_blocks"), "runs[0].max_thread_blocks", "");
+  const std::string maybe = m2090 + "runs:\n  - {label: a, policy: fcfs, sm_model: warp, perf_sat: maybe}\n";
+  expect_error(error_of(maybe), line_of(maybe, "perf_sat"), "runs[0].perf_sat", "must be on");
+  // More slots than the GPU has (the M2090: 8) is refused once the file is loaded.
+  const std::string nine =
+      m2090 + "runs:\n  - {label: a, policy: fcfs, sm_model: warp, max_thread_blocks: 9}\n";
+  expect_error(error_of(nine, true), line_of(nine, "max_thread_blocks"), "runs[0].max_thread_blocks",
+               "9 thread blocks per SM, but GPU");
+  // Perf-Sat reads stalled cycles: TB-level SMs (the M2090 file's default) are refused, naming the run.
+  const std::string tb = m2090 + "runs:\n  - {label: a, policy: fcfs, perf_sat: on}\n";
+  expect_error(error_of(tb, true), line_of(tb, "perf_sat"), "runs[0].perf_sat", "thread-block level");
+  // Good: the run's GPU has the slots and Perf-Sat it asks for, the others the file's.
+  const std::string good = m2090 + "runs:\n" +
+                           "  - {label: n3, policy: fcfs, sm_model: warp, max_thread_blocks: 3}\n" +
+                           "  - {label: ps, policy: fcfs, sm_model: warp, perf_sat: on}\n" +
+                           "  - {label: plain, policy: fcfs, sm_model: warp}\n";
+  const ExperimentConfig c = load_experiment(write(good));
+  const ExpandedExperiment e = expand_experiment(c);
+  EXPECT_EQ(e.run_gpus[0].sm.max_thread_blocks, 3U);
+  EXPECT_LE(e.run_gpus[0].sm.max_resident_kernels, 3U);
+  EXPECT_FALSE(e.run_gpus[0].perf_sat.enabled);
+  EXPECT_TRUE(e.run_gpus[1].perf_sat.enabled);
+  EXPECT_EQ(e.run_gpus[1].sm.max_thread_blocks, 8U);
+  EXPECT_EQ(e.run_gpus[2].sm.max_thread_blocks, 8U);
+  EXPECT_FALSE(e.run_gpus[2].perf_sat.enabled);
+  EXPECT_EQ(simulation_spec(c, e, e.points[0], 0).gpu.sm.max_thread_blocks, 3U);
+  EXPECT_TRUE(simulation_spec(c, e, e.points[1], 0).gpu.perf_sat.enabled);
+  EXPECT_NO_THROW(validate_experiment(c, e));
+  EXPECT_EQ(e.gpu.memory.model, MemoryModel::kSimple) << "the M2090 file's";
+
+  // The grid's memory model.
+  const std::string fast = good + "memory_model: fast\n";
+  expect_error(error_of(fast), line_of(fast, "memory_model"), "memory_model", "must be simple");
+  const ExperimentConfig dram = load_experiment(write(good + "memory_model: dram\n"));
+  const ExpandedExperiment ed = expand_experiment(dram);
+  EXPECT_EQ(ed.gpu.memory.model, MemoryModel::kDram);
+  EXPECT_EQ(simulation_spec(dram, ed, ed.points[0], 0).gpu.memory.model, MemoryModel::kDram);
+  EXPECT_EQ(experiment_report_json(ExperimentResults{&dram, &ed, {}}, {})["grid"]["memory_model"], "dram");
+}
+
 TEST_F(ExperimentErrors, RunsOnOtherSmsGetTheirOwnGpuAndBaselines) {
   const std::string text = "gpu: " + kConfigDir + "/gpus/tesla-m2090.yaml\nanalysis: summary\nworkloads: [" +
                            kConfigDir + "/workloads/awatramani/Heart.yaml]\nruns:\n" +
@@ -966,7 +1059,14 @@ Fixture warp_schedulers(const std::vector<std::string>& schedulers,
       o.multiprogram = false;
       const TimePs start = 5000;
       const TimePs end = start + f.grid.gpu.cycles_to_ps(cycles.at(schedulers[r])[w]);
-      o.kernels = {KernelOutcome{kernels[w].first, 0, start, end, 96, 6, 1000}};
+      KernelOutcome launch;
+      launch.name = kernels[w].first;
+      launch.start_ps = start;
+      launch.end_ps = end;
+      launch.thread_blocks = 96;
+      launch.tbs_per_sm = 6;
+      launch.instructions = 1000;
+      o.kernels = {launch};
       o.warp.scheduler_cycles = 1000;
       o.warp.idle_memory = static_cast<std::uint64_t>(idle.at(schedulers[r])[w]) / 2;
       o.warp.idle_other = static_cast<std::uint64_t>(idle.at(schedulers[r])[w]) / 2;
@@ -976,6 +1076,111 @@ Fixture warp_schedulers(const std::vector<std::string>& schedulers,
   f.results.config = &f.config;
   f.results.grid = &f.grid;
   return f;
+}
+
+/// Two one-kernel workloads on warp-level SMs, A (thesis type MEM) and B (C-strong), each with Max 4:
+/// sweep runs at 1 .. 5 thread blocks per SM (times[w][n - 1] us; 5 is above the occupancy) and a Perf-Sat
+/// run that detected `detected[w]` and took `perf_sat_us[w]`.
+Fixture perf_sat_grid(const std::array<std::array<double, 5>, 2>& times,
+                      const std::array<double, 2>& detected, const std::array<double, 2>& perf_sat_us) {
+  Fixture f;
+  f.config.name = "ps";
+  f.config.analysis = "awatramani-perf-sat";
+  f.config.seeds = {1};
+  f.grid.gpu = test::k20c();
+  f.grid.gpu.sm_model = SmModel::kWarp;
+  for (std::uint32_t n = 1; n <= 6; ++n) {
+    ExperimentRun run;
+    run.label = n == 6 ? "perf-sat" : "tb" + std::to_string(n);  // found by the settings, not the label
+    run.policy = "fcfs";
+    GpuConfig gpu = f.grid.gpu;
+    if (n == 6) {
+      gpu.perf_sat.enabled = true;
+    } else {
+      run.max_thread_blocks = n;
+      gpu.sm.max_thread_blocks = n;
+    }
+    f.config.runs.push_back(run);
+    f.grid.run_gpus.push_back(gpu);
+  }
+  const std::array<std::pair<const char*, const char*>, 2> kernels = {{{"A", "MEM"}, {"B", "C-strong"}}};
+  for (std::size_t w = 0; w < kernels.size(); ++w) {
+    auto k = test::kernel(kernels[w].first, 96, 1);
+    k->class1 = kernels[w].second;
+    ExperimentWorkload ew;
+    ew.workload.name = std::string("perf-sat-") + kernels[w].first;
+    ew.workload.processes = {test::process(kernels[w].first, {StreamSpec{{test::launch(k)}}})};
+    f.grid.workloads.push_back(ew);
+    for (std::size_t r = 0; r < 6; ++r) {
+      f.grid.points.push_back({w, r, 0});
+      RunOutcome o;
+      o.valid = true;
+      o.multiprogram = false;
+      KernelOutcome launch;
+      launch.name = kernels[w].first;
+      launch.start_ps = 1000;
+      launch.end_ps = 1000 + static_cast<TimePs>((r == 5 ? perf_sat_us[w] : times[w][r]) * 1e6);
+      launch.tbs_per_sm = r == 5 ? 4 : std::min<std::uint32_t>(4, static_cast<std::uint32_t>(r + 1));
+      if (r == 5) {
+        launch.perf_sat = true;
+        launch.perf_sat_detected_mean = detected[w];
+        launch.perf_sat_sms = 13;
+        launch.perf_sat_settled_sms = 13;
+        launch.workload_class = w == 0 ? "MEM" : "C-strong";
+      }
+      o.kernels = {launch};
+      f.results.outcomes.emplace_back(o);
+    }
+  }
+  f.results.config = &f.config;
+  f.results.grid = &f.grid;
+  return f;
+}
+
+TEST(ExperimentAnalyses, AwatramaniPerfSatOptimumSavingsAndClasses) {
+  // A saturates at 2 and slows beyond (MEM): 100, 60, 59.5, 70 us (5 is above Max: not read).
+  // B keeps improving by more than 2% up to 4 (C-strong): 100, 50, 40, 35.
+  Fixture f = perf_sat_grid({{{100, 60, 59.5, 70, 1}, {100, 50, 40, 35, 1}}}, {2.5, 4}, {63, 35.35});
+  f.config.paper = {{"A/opt", 2, {}}, {"all/resources_saved_percent", 10.45, {}}};
+  const AnalysisInfo* analysis = find_analysis("awatramani-perf-sat");
+  ASSERT_NE(analysis, nullptr);
+  EXPECT_FALSE(analysis->isolated_baselines);
+  const auto rows = experiment_rows(f.results);
+  const auto m = by_name(rows);
+  const auto near = [&](const std::string& row, double expected) {
+    ASSERT_TRUE(m.count(row) && m.at(row).has_value()) << row;
+    EXPECT_NEAR(*m.at(row), expected, 1e-6 * std::max(1.0, std::abs(expected))) << row;
+  };
+  near("A/max", 4);
+  near("A/opt", 2);  // 3 is 0.8% faster than 2: under the 2% rule
+  near("B/opt", 4);
+  near("A/detected", 2.5);
+  near("A/resources_saved_percent", 100.0 * (1 - 2.5 / 4));
+  near("A/time_vs_max_percent", 100.0 * (63.0 / 70 - 1));
+  near("B/resources_saved_percent", 0);
+  near("B/time_vs_max_percent", 100.0 * (35.35 / 35 - 1));
+  near("B/settled_share", 1);
+  near("all/resources_saved_percent", (37.5 + 0) / 2);
+  near("class/MEM/kernels", 1);
+  near("class/MEM/resources_saved_percent", 37.5);
+  near("class/C-weak/kernels", 0);
+  EXPECT_FALSE(m.at("class/C-weak/resources_saved_percent").has_value());
+  const std::string md = experiment_report_markdown(f.results, rows);
+  EXPECT_NE(md.find("| A | 4 | - | 2 | 2 | 2.50 | 100% | MEM | MEM | MEM | -10.00% | 37.5% |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| B | 4 | - | 4 | - | 4.00 | 100% | C-strong | C-strong | C-strong | +1.00% | 0.0% |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("Opt as the thesis's: 1 of 1; sweep type as the thesis's: 2 of 2"), std::string::npos)
+      << md;
+
+  // A sweep with a count missing below Max leaves Opt null; the dry run lists the same rows.
+  Fixture holes = perf_sat_grid({{{100, 60, 59.5, 70, 1}, {100, 50, 40, 35, 1}}}, {2.5, 4}, {63, 35.35});
+  holes.results.outcomes[1] = std::nullopt;  // A at 2 blocks
+  EXPECT_FALSE(by_name(experiment_rows(holes.results)).at("A/opt").has_value());
+  holes.results.outcomes.assign(holes.results.outcomes.size(), std::nullopt);
+  EXPECT_EQ(experiment_rows(holes.results).size(), rows.size());
 }
 
 TEST(ExperimentAnalyses, AwatramaniWarpSchedulersSpeedupsIdleAndTypeMeans) {

@@ -32,6 +32,8 @@ struct AnalysisInfo {
 [[nodiscard]] AnalysisInfo pai_table_analysis();         ///< pai_table.cpp (Pai Tables 5-6)
 /// awatramani_warp_schedulers.cpp (Awatramani 3.5, Figs. 3.7-3.8)
 [[nodiscard]] AnalysisInfo awatramani_warp_schedulers_analysis();
+/// awatramani_perf_sat.cpp (Awatramani 4.3.3, Table 4.2, Figs. 4.5-4.7)
+[[nodiscard]] AnalysisInfo awatramani_perf_sat_analysis();
 [[nodiscard]] AnalysisInfo liang_stm_analysis();  ///< liang_stm.cpp (Liang 6, Fig. 7)
 [[nodiscard]] AnalysisInfo kernelet_analysis();   ///< kernelet.cpp (Kernelet 5.4, Figs. 13-14)
 

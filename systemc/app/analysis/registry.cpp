@@ -10,6 +10,7 @@ const std::vector<AnalysisInfo>& analysis_registry() {
                                                      tanasic_priority_analysis(),
                                                      pai_table_analysis(),
                                                      awatramani_warp_schedulers_analysis(),
+                                                     awatramani_perf_sat_analysis(),
                                                      liang_stm_analysis(),
                                                      kernelet_analysis()};
   return registry;

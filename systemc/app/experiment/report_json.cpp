@@ -51,6 +51,8 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                          {"policy_options", effective_policy_options(run.policy, run.options)},
                          {"sm_model", sm_model},
                          {"warp_scheduler", warp_scheduler}});
+    if (run.max_thread_blocks) runs_spec.back()["max_thread_blocks"] = *run.max_thread_blocks;
+    if (run.perf_sat) runs_spec.back()["perf_sat"] = *run.perf_sat ? "on" : "off";
   }
   j["grid"] = {{"workloads", g.workloads.size()},
                {"runs", runs_spec},
@@ -60,6 +62,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
   if (c.tb_rsd_percent) j["grid"]["tb_rsd_percent"] = *c.tb_rsd_percent;
   if (c.preemption_latency_scale) j["grid"]["preemption_latency_scale"] = *c.preemption_latency_scale;
   if (c.tb_interference) j["grid"]["tb_interference"] = *c.tb_interference ? "on" : "off";
+  if (c.memory_model) j["grid"]["memory_model"] = *c.memory_model == MemoryModel::kDram ? "dram" : "simple";
   if (c.kernel_launch) j["grid"]["kernel_launch"] = to_string(*c.kernel_launch);
   if (c.streams_per_application) j["grid"]["streams_per_application"] = *c.streams_per_application;
   json row_list = json::array();

@@ -230,6 +230,8 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
     if (run.copy_policy_given) md += std::string(", copies ") + to_string(run.copy_policy);
     if (run.sm_model) md += run.sm_model == SmModel::kWarp ? ", warp-level SMs" : ", TB-level SMs";
     if (!run.warp_scheduler.empty()) md += ", warp scheduler " + run.warp_scheduler;
+    if (run.max_thread_blocks) md += ", " + std::to_string(*run.max_thread_blocks) + " thread blocks per SM";
+    if (run.perf_sat) md += std::string(", Perf-Sat ") + (*run.perf_sat ? "on" : "off");
     if (r == 0) md += " (baseline)";
   }
   if (c.tb_rsd_percent) {
@@ -247,6 +249,10 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
   if (c.tb_interference) {
     md += std::string("\n- TB-level memory interference: ") + (*c.tb_interference ? "on" : "off") +
           " (`tb_interference`; Liang Eq. 3 on the kernels' measured bytes per thread block)";
+  }
+  if (c.memory_model) {
+    md += std::string("\n- Memory model: ") + (*c.memory_model == MemoryModel::kDram ? "dram" : "simple") +
+          " for every run (`memory_model`)";
   }
   if (c.kernel_launch) {
     md += std::string("\n- Kernel launches: ") + to_string(*c.kernel_launch) +

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/experiment_loader.h"
+#include "core/field_count.h"
 #include "core/types.h"
 #include "core/warp_stats.h"
 #include "metrics/run_result.h"
@@ -35,6 +36,12 @@ struct KernelOutcome {
   std::uint32_t thread_blocks = 0;
   std::uint32_t tbs_per_sm = 0;
   std::uint64_t instructions = 0;  ///< warp instructions issued (warp-level SMs; 0 at TB level)
+  // Perf-Sat (Awatramani 4.3; metrics/workload_class.h KernelPerfSat), when the run had it on.
+  bool perf_sat = false;
+  double perf_sat_detected_mean = 0;  ///< the count detected, mean over the SMs the kernel ran on
+  std::uint32_t perf_sat_sms = 0;
+  std::uint32_t perf_sat_settled_sms = 0;
+  std::string workload_class;  ///< C-strong, C-weak, MEM; empty: not classified
 };
 
 /// The metrics of one simulation of the grid.
@@ -68,7 +75,9 @@ struct RunOutcome {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProcessOutcome, name, class1, class2, priority, isolated_ps, turnaround_ps,
                                    ntt, runs)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelOutcome, name, process, start_ps, end_ps, thread_blocks, tbs_per_sm,
-                                   instructions)
+                                   instructions, perf_sat, perf_sat_detected_mean, perf_sat_sms,
+                                   perf_sat_settled_sms, workload_class)
+static_assert(field_count<KernelOutcome>() == 12, "KernelOutcome changed: update its JSON line");
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunOutcome, valid, multiprogram, stp, antt, fairness, simulated_ns,
                                    preemptions, processes, kernels, kernel_launches, warp, memory_busy_ps)
 

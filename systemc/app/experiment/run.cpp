@@ -8,6 +8,7 @@
 #include "app/isolated_baselines.h"
 #include "core/progress_line.h"
 #include "metrics/multiprogram_metrics.h"
+#include "metrics/workload_class.h"
 
 namespace gpumux {
 
@@ -58,8 +59,23 @@ RunOutcome measure_outcome(const Workload& w, const RunResult& result, bool mult
   o.kernel_launches = result.kernels.size();
   if (o.kernel_launches <= kMaxKernelsListed) {
     for (const KernelRecord& k : result.kernels) {
-      o.kernels.push_back(
-          {k.name, k.process, k.start_ps, k.end_ps, k.thread_blocks, k.tbs_per_sm, k.instructions});
+      KernelOutcome ko;
+      ko.name = k.name;
+      ko.process = k.process;
+      ko.start_ps = k.start_ps;
+      ko.end_ps = k.end_ps;
+      ko.thread_blocks = k.thread_blocks;
+      ko.tbs_per_sm = k.tbs_per_sm;
+      ko.instructions = k.instructions;
+      if (result.perf_sat) {
+        const KernelPerfSat ps = kernel_perf_sat(*result.perf_sat, o.kernels.size(), k.tbs_per_sm);
+        ko.perf_sat = true;
+        ko.perf_sat_detected_mean = ps.detected_mean;
+        ko.perf_sat_sms = ps.sms;
+        ko.perf_sat_settled_sms = ps.settled;
+        ko.workload_class = ps.workload_class.name;
+      }
+      o.kernels.push_back(std::move(ko));
     }
   }
   for (const SmRecord& sm : result.sms) {
