@@ -11,7 +11,8 @@ const std::vector<AnalysisInfo>& analysis_registry() {
                                                      pai_table_analysis(),
                                                      awatramani_warp_schedulers_analysis(),
                                                      liang_stm_analysis(),
-                                                     kernelet_analysis()};
+                                                     kernelet_analysis(),
+                                                     awatramani_interleaved_analysis()};
   return registry;
 }
 
