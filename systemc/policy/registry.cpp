@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "policy/dss.h"
 #include "policy/fcfs.h"
+#include "policy/intracore.h"
 #include "policy/kernelet.h"
 #include "policy/leaky_bucket.h"
 #include "policy/mpmax.h"
@@ -42,6 +43,20 @@ const std::vector<PolicyInfo>& policy_registry() {
          "previous one are dispatched; kernels of different processes may share SMs",
          {},
          [](const OptionValues&) { return std::make_unique<FcfsPolicy>(FcfsPolicy::Variant::kFifo); }},
+        {"interleaved",
+         "intra-core concurrent kernels (Awatramani 5.4): every kernel mapped to every core, each core's "
+         "resources split equally between the kernels with blocks left (kernel and core status blocks)",
+         IntracorePolicy::option_specs(),
+         [](const OptionValues& o) {
+           return IntracorePolicy::create(IntracorePolicy::Mapping::kInterleaved, o);
+         }},
+        {"leftover",
+         "Awatramani 5.4.1 baseline under the left-over order: every core assigned the oldest kernel with "
+         "blocks left; a core still holding another kernel's blocks launches none",
+         IntracorePolicy::option_specs(),
+         [](const OptionValues& o) {
+           return IntracorePolicy::create(IntracorePolicy::Mapping::kBaseline, o);
+         }},
         {"kernelet",
          "Kernelet (Zhong and He 4.1-4.4, Algorithm 1): kernels sliced and two co-scheduled at a ratio "
          "chosen "

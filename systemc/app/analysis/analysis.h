@@ -36,5 +36,7 @@ struct AnalysisInfo {
 [[nodiscard]] AnalysisInfo awatramani_perf_sat_analysis();
 [[nodiscard]] AnalysisInfo liang_stm_analysis();  ///< liang_stm.cpp (Liang 6, Fig. 7)
 [[nodiscard]] AnalysisInfo kernelet_analysis();   ///< kernelet.cpp (Kernelet 5.4, Figs. 13-14)
+/// awatramani_interleaved.cpp (Awatramani 5.5, Table 5.2, Fig. 5.10)
+[[nodiscard]] AnalysisInfo awatramani_interleaved_analysis();
 
 }  // namespace gpumux

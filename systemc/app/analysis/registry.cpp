@@ -12,7 +12,8 @@ const std::vector<AnalysisInfo>& analysis_registry() {
                                                      awatramani_warp_schedulers_analysis(),
                                                      awatramani_perf_sat_analysis(),
                                                      liang_stm_analysis(),
-                                                     kernelet_analysis()};
+                                                     kernelet_analysis(),
+                                                     awatramani_interleaved_analysis()};
   return registry;
 }
 
