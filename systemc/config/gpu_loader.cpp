@@ -27,6 +27,7 @@ const std::vector<std::string_view> kSmKeys = {"registers",
                                                "shared_memory_configs_kb",
                                                "shared_memory_carveout",
                                                "max_resident_kernels",
+                                               "register_allocation_unit",
                                                "model",
                                                "warp"};
 const std::vector<std::string_view> kWarpKeys = {"scheduler",
@@ -131,6 +132,9 @@ SmResources read_sm(const YamlMap& m, std::uint32_t warp_size) {
                  std::to_string(sm.shared_memory_configs.size()));
     }
   }
+  // Per warp, as the occupancy calculator allocates; above a whole register file per warp is a typo.
+  sm.register_allocation_unit =
+      m.optional_u32_in("register_allocation_unit", 1, 1, sm.registers, "registers per warp");
   sm.max_resident_kernels = m.optional_u32_in("max_resident_kernels", 1, 1, 1024, "kernels");
   if (sm.max_resident_kernels > sm.max_thread_blocks) {
     m.required("max_resident_kernels")
@@ -604,6 +608,7 @@ nlohmann::json gpu_config_document(const GpuConfig& gpu) {
         {"shared_memory_configs_kb", carve_outs_kb},
         {"shared_memory_carveout", to_string(gpu.sm.carveout_rule)},
         {"max_resident_kernels", gpu.sm.max_resident_kernels},
+        {"register_allocation_unit", gpu.sm.register_allocation_unit},
         {"model", gpu.sm_model == SmModel::kWarp ? "warp" : "tb"},
         {"warp",
          {{"scheduler", gpu.warp.scheduler},

@@ -59,6 +59,10 @@ struct SmResources {
   /// How many different kernels may have thread blocks on one SM at once. 1 is the static
   /// partitioning of Kepler (Tanasic 2.3); more allows intra-SM sharing (Pai, Awatramani Ch. 5).
   std::uint32_t max_resident_kernels = 1;
+  /// Registers are allocated to a thread block per warp, in multiples of this many (the CUDA Occupancy
+  /// Calculator's "register allocation unit size" at warp granularity: 64 on Fermi, 256 on Kepler); 1:
+  /// a thread block takes exactly its registers_per_tb.
+  std::uint32_t register_allocation_unit = 1;
 };
 
 /// Which SM model executes thread blocks (docs/architecture.md "The SM interface and the two SM models").

@@ -1,6 +1,7 @@
 #include "sm/occupancy.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,14 @@ std::uint32_t choose_carveout(const TbFootprint& f, const GpuConfig& gpu) {
 Occupancy compute_occupancy(const KernelDesc& kernel, const GpuConfig& gpu) {
   Occupancy occ;
   occ.footprint = footprint_of(kernel, gpu.warp_size);
+  // Registers go to a thread block per warp, rounded up to the allocation unit (sm.register_allocation_unit).
+  const std::uint32_t unit = gpu.sm.register_allocation_unit;
+  if (unit > 1 && occ.footprint.warps > 0 && occ.footprint.registers > 0) {
+    const std::uint64_t warps = occ.footprint.warps;
+    const std::uint64_t per_warp = (occ.footprint.registers + warps - 1) / warps;
+    const std::uint64_t allocated = (per_warp + unit - 1) / unit * unit * warps;
+    occ.footprint.registers = static_cast<std::uint32_t>(std::min<std::uint64_t>(allocated, UINT32_MAX));
+  }
   occ.shared_memory_config = choose_carveout(occ.footprint, gpu);
   occ.tbs_per_sm = tbs_with_carveout(occ.footprint, gpu, occ.shared_memory_config, &occ.limited_by);
   const std::uint32_t largest =

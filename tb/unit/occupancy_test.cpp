@@ -33,6 +33,34 @@ TEST(ParboilOccupancy, TbsPerSmMatchesTanasicTable1OnTheK20c) {
   EXPECT_EQ(checked, 24);
 }
 
+// Registers are allocated per warp in units (sm.register_allocation_unit): Awatramani Table 4.2's Hotspot
+// (36 registers x 256 threads) fits 7 blocks in the K20X's 65536 registers counted exactly, 6 with
+// Kepler's unit of 256 (1152 per warp -> 1280), which is the table's K20X Max.
+TEST(Occupancy, RegistersAreAllocatedPerWarpInUnits) {
+  GpuConfig k20x = load_gpu_config(kConfigDir + "/gpus/tesla-k20x.yaml");
+  EXPECT_EQ(k20x.sm.register_allocation_unit, 256U);
+  KernelDesc hot;
+  hot.name = "Hot";
+  hot.thread_blocks = 100;
+  hot.threads_per_tb = 256;
+  hot.registers_per_tb = 9216;
+  Occupancy occ = compute_occupancy(hot, k20x);
+  EXPECT_EQ(occ.tbs_per_sm, 6U);
+  EXPECT_EQ(occ.footprint.registers, 10240U);
+  EXPECT_EQ(occ.limited_by, "registers");
+  k20x.sm.register_allocation_unit = 1;
+  occ = compute_occupancy(hot, k20x);
+  EXPECT_EQ(occ.tbs_per_sm, 7U);
+  EXPECT_EQ(occ.footprint.registers, 9216U);
+  // A multiple of the unit per warp is not rounded; a partial warp still takes a whole warp's registers.
+  k20x.sm.register_allocation_unit = 256;
+  hot.registers_per_tb = 8 * 1280;
+  EXPECT_EQ(compute_occupancy(hot, k20x).footprint.registers, 10240U);
+  hot.threads_per_tb = 33;  // two warps
+  hot.registers_per_tb = 33 * 10;
+  EXPECT_EQ(compute_occupancy(hot, k20x).footprint.registers, 2U * 256U);
+}
+
 TEST(ParboilOccupancy, ContextSaveTimeAtTheSmShareOfBandwidthMatchesTable1) {
   // Tanasic 4.1: save time assumes each SM gets only its share of the 208 GB/s (Table 2) memory bandwidth.
   const GpuConfig k20c = load_gpu_config(kConfigDir + "/gpus/kepler-k20c.yaml");
