@@ -24,6 +24,8 @@ void to_json(nlohmann::json& j, const RunResult& r) {
                      {"sms", r.sms},
                      {"memory", r.memory},
                      {"perf_sat", r.perf_sat},
+                     {"active_cores", r.active_cores},
+                     {"power", r.power},
                      {"wall_seconds", r.wall_seconds}};
 }
 
@@ -50,6 +52,8 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   j.at("sms").get_to(r.sms);
   j.at("memory").get_to(r.memory);
   r.perf_sat = j.at("perf_sat");
+  j.at("active_cores").get_to(r.active_cores);
+  j.at("power").get_to(r.power);
   j.at("wall_seconds").get_to(r.wall_seconds);
 }
 
