@@ -613,8 +613,9 @@ void check_perf_sat(const GpuConfig& gpu) {
 }
 
 void check_active_cores_policy(const GpuConfig& gpu, const std::string& policy) {
-  if (gpu.active_cores.detector == ActiveCoreDetectorKind::kNone || policy == "fcfs" || policy == "fifo")
+  if (gpu.active_cores.detector == ActiveCoreDetectorKind::kNone || policy == "fcfs" || policy == "fifo") {
     return;
+  }
   throw InputError(
       located(gpu, gpu.active_cores.where), "active_cores.detector",
       "active-core detection runs under the fcfs and fifo policies only: a paused SM stays idle "

@@ -227,8 +227,9 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   r.memory.pcie_up_bytes = pcie_->upstream().bytes();
   if (spec.gpu.power.enabled) {
     std::vector<SmPowerInput> inputs;
-    for (const auto& sm : sms_)
+    for (const auto& sm : sms_) {
       inputs.push_back({index(sm->id()), driver.gated_ps(sm->id()), sm->op_counts()});
+    }
     r.power = power_report(spec.gpu.power, r.end_ps, inputs, r.memory.bytes);
   }
   return r;
