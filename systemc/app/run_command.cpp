@@ -208,6 +208,7 @@ int run_command(const std::vector<std::string>& args) {
       recorded ? recorded->policy_options : parse_policy_options(policy_opts);
   (void)create_policy(policy,
                       policy_options);  // unknown policy or option: InputError before any simulation
+  check_active_cores_policy(gpu, policy);
   const ConfigHashes hashes =
       config_hashes(gpu, workload, policy, effective_policy_options(policy, policy_options),
                     parse_preemption(preemption), parse_copy_policy(copy_policy), seed);

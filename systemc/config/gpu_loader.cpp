@@ -58,9 +58,14 @@ const std::vector<std::string_view> kFrontendKeys = {"command_queues", "queue_de
 const std::vector<std::string_view> kContextSwitchKeys = {
     "bandwidth_share", "burst_bytes", "min_transactions", "drain_cycles", "trap_cycles", "setup_cycles"};
 const std::vector<std::string_view> kPerfSatKeys = {"enabled", "sample_period_cycles", "max_toggles"};
+const std::vector<std::string_view> kActiveCoresKeys = {"detector", "sampling_period_waves", "tolerance"};
+const std::vector<std::string_view> kPowerKeys = {"enabled",   "core_static_w",  "uncore_static_w",
+                                                  "alu_nj",    "sfu_nj",         "shared_nj",
+                                                  "global_nj", "dram_pj_per_bit"};
 const std::vector<std::string_view> kTopKeys = {
-    "name", "sms",      "core_clock_mhz", "warp_size",      "sm",      "memory",
-    "pcie", "frontend", "active_kernels", "context_switch", "perf_sat"};
+    "name",     "sms",          "core_clock_mhz", "warp_size",      "sm",
+    "memory",   "pcie",         "frontend",       "active_kernels", "context_switch",
+    "perf_sat", "active_cores", "power"};
 
 /// The maps nested in a GPU file, by their dotted path.
 const std::vector<std::pair<std::string_view, const std::vector<std::string_view>*>> kSections = {
@@ -77,7 +82,9 @@ const std::vector<std::pair<std::string_view, const std::vector<std::string_view
     {"pcie", &kPcieKeys},
     {"frontend", &kFrontendKeys},
     {"context_switch", &kContextSwitchKeys},
-    {"perf_sat", &kPerfSatKeys}};
+    {"perf_sat", &kPerfSatKeys},
+    {"active_cores", &kActiveCoresKeys},
+    {"power", &kPowerKeys}};
 
 SmResources read_sm(const YamlMap& m, std::uint32_t warp_size) {
   SmResources sm;
@@ -461,6 +468,77 @@ PerfSatConfig read_perf_sat(const YamlMap& parent) {
   return ps;
 }
 
+std::string detector_name(ActiveCoreDetectorKind kind) {
+  switch (kind) {
+    case ActiveCoreDetectorKind::kOnac:
+      return "onac";
+    case ActiveCoreDetectorKind::kSeqDet:
+      return "seq-det";
+    case ActiveCoreDetectorKind::kNone:
+      break;
+  }
+  return "none";
+}
+
+/// active_cores (Awatramani 4.4, docs/config.md "Active cores"): no detector unless the file names one.
+ActiveCoresConfig read_active_cores(const YamlMap& parent) {
+  ActiveCoresConfig ac;
+  const auto node = parent.optional("active_cores");
+  if (!node) return ac;
+  const YamlMap m(*node, kActiveCoresKeys);
+  if (const auto detector = m.optional("detector")) {
+    const std::string value = detector->as_string();
+    if (value == "onac") {
+      ac.detector = ActiveCoreDetectorKind::kOnac;
+    } else if (value == "seq-det") {
+      ac.detector = ActiveCoreDetectorKind::kSeqDet;
+    } else if (value != "none") {
+      detector->fail(
+          "must be none, onac (Awatramani 4.4.2) or seq-det (the sequential detector of 4.4), not '" + value +
+          "'");
+    }
+    ac.where = detector->where();
+  }
+  // 4.4.2.4: four waves; one wave is the least that holds every active core's blocks once, and a thousand
+  // waves would outlast any of Table 4.4's kernels: a typo.
+  ac.sampling_period_waves =
+      m.optional_u32_in("sampling_period_waves", ac.sampling_period_waves, 1, 1000, "waves");
+  if (const auto tolerance = m.optional("tolerance")) {
+    // The detectors need 0 <= tolerance < 1 (engine/active_cores/); half the IPC lost is no saturation.
+    ac.tolerance = tolerance->as_number_in(0, 0.5);
+  }
+  return ac;
+}
+
+/// power (docs/config.md "Power"): off unless the file turns it on; the constants' defaults are there.
+PowerConfig read_power(const YamlMap& parent) {
+  PowerConfig pw;
+  const auto node = parent.optional("power");
+  if (!node) return pw;
+  const YamlMap m(*node, kPowerKeys);
+  if (const auto enabled = m.optional("enabled")) {
+    const std::string value = enabled->as_string();
+    if (value != "on" && value != "off") {
+      enabled->fail("must be on (energy and power in stats.json) or off, not '" + value + "'");
+    }
+    pw.enabled = value == "on";
+    pw.where = enabled->where();
+  }
+  // Bounds: a thousand watts per core or uncore, a microjoule per warp instruction and a nanojoule per bit
+  // are orders of magnitude beyond any GPU: a typo (a unit slip).
+  const auto number = [&](std::string_view key, double& value, double max, const char* unit) {
+    if (const auto v = m.optional(key)) value = v->as_number_in(0, max, unit);
+  };
+  number("core_static_w", pw.core_static_w, 1000, "W");
+  number("uncore_static_w", pw.uncore_static_w, 1000, "W");
+  number("alu_nj", pw.alu_nj, 1000, "nJ");
+  number("sfu_nj", pw.sfu_nj, 1000, "nJ");
+  number("shared_nj", pw.shared_nj, 1000, "nJ");
+  number("global_nj", pw.global_nj, 1000, "nJ");
+  number("dram_pj_per_bit", pw.dram_pj_per_bit, 1000, "pJ");
+  return pw;
+}
+
 FrontendConfig read_frontend(const YamlMap& parent) {
   FrontendConfig fe;
   const auto node = parent.optional("frontend");
@@ -498,10 +576,37 @@ GpuConfig load_gpu_config(const std::string& path) {
   // The active queue / KSRT has N_SM entries in the hardware (Tanasic 3.3) unless the file says otherwise.
   gpu.active_kernels = m.optional_u32_in("active_kernels", gpu.num_sms, 1, 4096, "kernels");
   gpu.perf_sat = read_perf_sat(m);
+  gpu.active_cores = read_active_cores(m);
+  gpu.power = read_power(m);
   return gpu;
 }
 
+namespace {
+/// `where`, or the GPU file with no line when the setting came from no file.
+SourceLocation located(const GpuConfig& gpu, const SourceLocation& where) {
+  return where.file.empty() ? SourceLocation{gpu.source_file, 0, 0} : where;
+}
+}  // namespace
+
 void check_perf_sat(const GpuConfig& gpu) {
+  if (gpu.sm_model != SmModel::kWarp) {
+    if (gpu.active_cores.detector != ActiveCoreDetectorKind::kNone) {
+      throw InputError(located(gpu, gpu.active_cores.where), "active_cores.detector",
+                       "active-core detection samples the kernel's IPC, which counts the instructions only "
+                       "warp-level SMs issue: GPU '" +
+                           gpu.name +
+                           "' runs thread-block-level SMs (sm.model: tb); use sm.model: warp or --sm-model "
+                           "warp, or set active_cores.detector: none (docs/config.md \"Active cores\")");
+    }
+    if (gpu.power.enabled) {
+      throw InputError(located(gpu, gpu.power.where), "power.enabled",
+                       "the power model's dynamic energy counts warp instructions by class, which only "
+                       "warp-level SMs issue: GPU '" +
+                           gpu.name +
+                           "' runs thread-block-level SMs (sm.model: tb); use sm.model: warp or --sm-model "
+                           "warp, or turn power off (docs/config.md \"Power\")");
+    }
+  }
   if (!gpu.perf_sat.enabled || gpu.sm_model == SmModel::kWarp) return;
   const std::string file = gpu.perf_sat.where.file.empty() ? gpu.source_file : gpu.perf_sat.where.file;
   throw InputError(
@@ -509,6 +614,19 @@ void check_perf_sat(const GpuConfig& gpu) {
       "Perf-Sat reads each SM's stalled cycles, which only warp-level SMs count: GPU '" + gpu.name +
           "' runs thread-block-level SMs (sm.model: tb); use sm.model: warp or --sm-model warp, "
           "or turn perf_sat off (docs/config.md \"Perf-Sat\")");
+}
+
+void check_active_cores_policy(const GpuConfig& gpu, const std::string& policy) {
+  if (gpu.active_cores.detector == ActiveCoreDetectorKind::kNone || policy == "fcfs" || policy == "fifo") {
+    return;
+  }
+  throw InputError(
+      located(gpu, gpu.active_cores.where), "active_cores.detector",
+      "active-core detection runs under the fcfs and fifo policies only: a paused SM stays idle "
+      "when a policy assigns it, which policy '" +
+          policy +
+          "' would not know (it keeps its own record of the SMs it assigned); run fcfs or fifo, or "
+          "set active_cores.detector: none (docs/config.md \"Active cores\")");
 }
 
 namespace {
@@ -648,6 +766,19 @@ nlohmann::json gpu_config_document(const GpuConfig& gpu) {
        {{"enabled", gpu.perf_sat.enabled ? "on" : "off"},
         {"sample_period_cycles", gpu.perf_sat.sample_period_cycles},
         {"max_toggles", gpu.perf_sat.max_toggles}}},
+      {"active_cores",
+       {{"detector", detector_name(gpu.active_cores.detector)},
+        {"sampling_period_waves", gpu.active_cores.sampling_period_waves},
+        {"tolerance", gpu.active_cores.tolerance}}},
+      {"power",
+       {{"enabled", gpu.power.enabled ? "on" : "off"},
+        {"core_static_w", gpu.power.core_static_w},
+        {"uncore_static_w", gpu.power.uncore_static_w},
+        {"alu_nj", gpu.power.alu_nj},
+        {"sfu_nj", gpu.power.sfu_nj},
+        {"shared_nj", gpu.power.shared_nj},
+        {"global_nj", gpu.power.global_nj},
+        {"dram_pj_per_bit", gpu.power.dram_pj_per_bit}}},
   };
 }
 

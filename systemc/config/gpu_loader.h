@@ -33,6 +33,12 @@ void apply_sm_settings(GpuConfig& gpu, std::optional<SmModel> model, const std::
 
 /// InputError naming the GPU file, the line and `perf_sat.enabled` when Perf-Sat is on with TB-level
 /// SMs (it needs the warp-level SM's stalled cycles). Called once the SM model is final.
+/// The same for active-core detection (`active_cores.detector`) and the power model (`power.enabled`),
+/// which count instructions: it checks them too.
 void check_perf_sat(const GpuConfig& gpu);
+
+/// InputError naming the GPU file, the line and `active_cores.detector` when a detector is on under a
+/// policy other than fcfs or fifo (a paused SM must stay idle: docs/config.md "Active cores").
+void check_active_cores_policy(const GpuConfig& gpu, const std::string& policy);
 
 }  // namespace gpumux

@@ -179,6 +179,38 @@ struct PerfSatConfig {
   SourceLocation where;
 };
 
+/// Active-core detection (Awatramani 4.4, `active_cores` in a GPU file): an SM-driver mode that, when a
+/// kernel starts, pauses and un-pauses cores as a detector (engine/active_cores/) asks, samples the
+/// kernel's IPC over each count and, once the detector has the optimal count, power gates the other SMs
+/// for the rest of that kernel (sm_driver.cpp, "Active cores"). Needs warp-level SMs (IPC counts
+/// instructions) and a policy that leaves a paused SM idle (fcfs, fifo). Defaults: the thesis's.
+enum class ActiveCoreDetectorKind : std::uint8_t { kNone, kOnac, kSeqDet };
+struct ActiveCoresConfig {
+  ActiveCoreDetectorKind detector = ActiveCoreDetectorKind::kNone;
+  /// Thread-block waves per IPC sample (4.4.2.4: "the average over a set of four CTA waves"); a wave is
+  /// the kernel's thread blocks resident at once on the active cores (active cores x its occupancy).
+  std::uint32_t sampling_period_waves = 4;
+  /// A count is saturated when its IPC is within this share of IPC with every core (4.4.1.1: 2%).
+  double tolerance = 0.02;
+  /// Where `active_cores.detector` is (errors for TB-level SMs and policies name it).
+  SourceLocation where;
+};
+
+/// The power and energy model (`power` in a GPU file, metrics/power_model.h): static power per core that
+/// is not power gated, the chip's other static power, dynamic energy per warp instruction by operation
+/// class and per DRAM byte. Off by default; the defaults' sources are in docs/config.md "Power".
+struct PowerConfig {
+  bool enabled = false;
+  double core_static_w = 1.5;     ///< per SM, while not power gated
+  double uncore_static_w = 30.0;  ///< L2, interconnect, memory controllers: always on
+  double alu_nj = 0.5;            ///< per warp ALU instruction
+  double sfu_nj = 1.0;            ///< per warp SFU instruction
+  double shared_nj = 0.6;         ///< per warp shared-memory load or store
+  double global_nj = 1.0;         ///< per warp global load or store (load/store unit, L1, interconnect)
+  double dram_pj_per_bit = 20.0;  ///< per bit the memory system moves (DRAM access and I/O)
+  SourceLocation where;           ///< of `power.enabled`
+};
+
 struct GpuConfig {
   std::string name;
   std::string source_file;
@@ -195,6 +227,8 @@ struct GpuConfig {
   /// Entries of the active queue / KSRT; the hardware sizes them to N_SM (Tanasic 3.3).
   std::uint32_t active_kernels = 0;
   PerfSatConfig perf_sat;
+  ActiveCoresConfig active_cores;
+  PowerConfig power;
 
   [[nodiscard]] double core_period_ps() const { return 1e6 / core_clock_mhz; }
   [[nodiscard]] TimePs cycles_to_ps(double cycles) const { return round_to_ps(cycles * core_period_ps()); }

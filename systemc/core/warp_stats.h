@@ -23,4 +23,13 @@ struct WarpSmStats {
   std::uint64_t l1_sector_merges = 0;
 };
 
+/// Warp instructions an SM issued by operation class (the power model's dynamic energy,
+/// metrics/power_model.h). Kept apart from WarpSmStats so stats.json's `sms[].warp` is unchanged.
+struct OpCounts {
+  std::uint64_t alu = 0;
+  std::uint64_t sfu = 0;
+  std::uint64_t shared = 0;  ///< shared-memory loads and stores
+  std::uint64_t global = 0;  ///< global loads and stores
+};
+
 }  // namespace gpumux

@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "engine/active_cores/onac.h"
+#include "engine/active_cores/seq_det.h"
 
 namespace gpumux {
 
@@ -16,6 +18,17 @@ SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> polic
   awaiting_setup_.assign(gpu.num_sms, kNoRecord);
   perf_sat_on_ = gpu.perf_sat.enabled;
   if (perf_sat_on_) perf_sat_.resize(gpu.num_sms);
+  ac_count_ = gpu.num_sms;
+  ac_on_ = gpu.active_cores.detector != ActiveCoreDetectorKind::kNone;
+  if (ac_on_) {
+    if (gpu.active_cores.detector == ActiveCoreDetectorKind::kOnac) {
+      ac_detector_ = std::make_unique<OnacDetector>(gpu.active_cores.tolerance);
+    } else {
+      ac_detector_ = std::make_unique<SeqDetDetector>(gpu.active_cores.tolerance);
+    }
+    ac_gated_since_.assign(gpu.num_sms, kNever);
+    ac_gated_ps_.assign(gpu.num_sms, 0);
+  }
 }
 
 void SmDriver::attach_sms(std::vector<SmPort*> ports) { ports_ = std::move(ports); }
@@ -233,6 +246,7 @@ bool SmDriver::can_issue(SmId sm, KernelId kernel) const {
   const std::uint32_t limit = status.limit_for(kernel);
   if (limit != 0 && resident != nullptr && resident->tbs >= limit) return false;
   if (perf_sat_on_ && !perf_sat_allows(sm, kernel, resident != nullptr ? resident->tbs : 0)) return false;
+  if (ac_on_ && ac_paused(sm)) return false;  // 4.4.2.3: CTAs only to cores active and not paused
   return ports_[index(sm)]->fits(k.occupancy.footprint, k.occupancy.shared_memory_config);
 }
 
@@ -244,6 +258,10 @@ void SmDriver::assign_sm(SmId sm, KernelId kernel) {
   if (status.state != SmState::kIdle) {
     violation(std::string("policy assigned a ") + to_string(status.state) + " SM", sm, kernel);
   }
+  // A paused or gated SM takes no kernel (4.4.2.3): it stays idle and raises no hook, so a policy that
+  // fills idle SMs does not assign it over and over (fcfs and fifo keep no state of their assignments;
+  // other policies are refused with a detector on, check_active_cores_policy).
+  if (ac_on_ && ac_paused(sm)) return;
   status.state = SmState::kRunning;
   status.kernel = kernel;
   status.context = k.process;
@@ -381,7 +399,8 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
   launch.after_preemption = awaiting_setup_[index(sm)] != kNoRecord;
   tb_states_[index(kernel)][tb] = TbState::kRunning;
   const TimePs t = now();
-  if (k.start_ps == kNever) k.start_ps = t;
+  const bool first_tb = k.start_ps == kNever;
+  if (first_tb) k.start_ps = t;
   ++k.issued_tbs;
 
   SmStatus& status = framework_.sm(sm);
@@ -418,6 +437,7 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
   running_query_ = "on_tb_started";
   policy_->on_tb_started(sm, kernel, *this);
   running_query_ = nullptr;
+  if (ac_on_ && first_tb && !ac_kernel_) ac_kernel_started(kernel);
 }
 
 void SmDriver::on_tb_restored(SmId sm, KernelId kernel, std::uint32_t tb, TimePs start_ps, TimePs done_ps) {
@@ -453,6 +473,7 @@ void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs
   ++k.completed_tbs;
   k.tb_time_ps += t - start_ps;
   if (perf_sat_on_) perf_sat_first_completion(sm, kernel);
+  if (ac_on_ && ac_kernel_) ac_on_complete(sm, kernel);
   call_hook("on_tb_finished", [&] { policy_->on_tb_finished(sm, kernel, t - start_ps, *this); });
   if (k.finished()) finish_kernel(kernel);
   settle_sm(sm);
@@ -478,6 +499,7 @@ void SmDriver::finish_kernel(KernelId kernel) {
     }
     perf_sat_rearm();
   }
+  if (ac_on_ && ac_kernel_ == kernel) ac_kernel_finished();
   framework_.retire(kernel);
   if (trace_ != nullptr) trace_->on_ksrt(framework_.kernel(kernel).ksrt_slot, kernel, false, now());
   for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
@@ -573,6 +595,13 @@ void SmDriver::check_final_invariants() const {
       throw InvariantViolation("invariant violated at end of run on SM " + std::to_string(s) +
                                ": thread blocks still claimed by an assignment");
     }
+  }
+  if (ac_on_ && (ac_kernel_ || ac_count_ != framework_.num_sms())) {
+    throw InvariantViolation("invariant violated at end of run: active-core detection left " +
+                             std::to_string(framework_.num_sms() - ac_count_) + " SMs paused or gated");
+  }
+  for (const TimePs since : ac_gated_since_) {
+    if (since != kNever) throw InvariantViolation("invariant violated at end of run: an SM is still gated");
   }
   if (tbs_issued_ != tbs_completed_) {
     throw InvariantViolation("invariant violated at end of run: " + std::to_string(tbs_issued_) +
@@ -695,6 +724,157 @@ void SmDriver::perf_sat_rearm() {
   }
   perf_sat_timer_ps_ = earliest;
   hooks_.perf_sat_wake_at(earliest);
+}
+
+// Active cores (Awatramani 4.4): the SM Work Manager's detection (4.4.2.3) for the first kernel that starts
+// while none is under detection. The detector (engine/active_cores/) asks for a count; SMs [0, count) are
+// active, the others paused: can_issue() refuses them and assign_sm() leaves them idle. Pausing here lets
+// a paused SM's resident thread blocks finish (the thesis's cores stop issuing instructions and keep their
+// warps, 4.4.2.5; a thread block is the driver's unit), and a sample starts only once the paused SMs are
+// empty (4.4.2.4: the cores wait for what is in flight). After one wave of warm-up (ac_start_sample), a
+// sample ends when sampling_period_waves waves of the kernel's thread blocks (a wave: active SMs x the
+// kernel's occupancy, 4.4.2.4) completed on the active SMs; its IPC is the GPU's warp instructions over
+// its core cycles. Once detected, the SMs above
+// the count are power gated as they empty (4.4.2.5) until the kernel finishes; then every SM is active.
+
+void SmDriver::ac_kernel_started(KernelId kernel) {
+  ac_kernel_ = kernel;
+  ActiveCoreRecord record;
+  record.launch = index(kernel);
+  record.detector = ac_detector_->name();
+  record.cores = framework_.num_sms();
+  record.start_ps = now();
+  ac_records_.push_back(std::move(record));
+  const ActiveCoreDecision first = ac_detector_->start(framework_.num_sms());
+  ac_set_count(first.active_cores);
+  if (first.detected) {  // a one-SM GPU: nothing to detect
+    ac_records_.back().detected = true;
+    ac_records_.back().detected_ps = now();
+    ac_records_.back().n_opt = first.active_cores;
+    ac_records_.back().ended_by = "detected";
+    ac_phase_ = AcPhase::kGating;
+    return;
+  }
+  ac_phase_ = AcPhase::kDraining;
+  if (ac_drained()) ac_start_sample();
+}
+
+std::uint64_t SmDriver::ac_instructions() const {
+  std::uint64_t sum = 0;
+  for (SmPort* port : ports_) sum += port->stall_reading().instructions;
+  return sum;
+}
+
+bool SmDriver::ac_drained() const {
+  for (std::uint32_t s = ac_count_; s < framework_.num_sms(); ++s) {
+    if (framework_.sm(SmId{s}).running_tbs != 0) return false;
+  }
+  return true;
+}
+
+void SmDriver::ac_start_sample() {
+  // The sample's window opens after one wave of warm-up at the new count (ac_on_complete), marked by
+  // ac_sample_start_ps_ == kNever: the cores the count brings in start their blocks together, in step, and
+  // the first wave of a kernel or of newly un-paused cores runs at an IPC the later, desynchronised waves do
+  // not (on this model up to a sixth above the kernel's mean: docs/validation.md "ONAC and Seq-Det"). The
+  // thesis's 4-wave average is to give "a stable IPC value that is close to the kernel's average IPC"
+  // (4.4.2.4); the warm-up is our choice for that, the same for every kernel and count.
+  ac_phase_ = AcPhase::kSampling;
+  ac_sample_start_ps_ = kNever;
+  ac_sample_tbs_ = 0;
+}
+
+void SmDriver::ac_set_count(std::uint32_t count) {
+  const std::uint32_t before = ac_count_;
+  ac_count_ = count;
+  // Un-paused SMs take thread blocks at once; SMs newly paused keep their resident blocks to the end.
+  for (std::uint32_t s = before; s < count; ++s) defer({DeferredWork::Kind::kIssue, SmId{s}, KernelId{0}, 0});
+}
+
+void SmDriver::ac_gate_drained() {
+  for (std::uint32_t s = ac_count_; s < framework_.num_sms(); ++s) {
+    if (ac_gated_since_[s] == kNever && framework_.sm(SmId{s}).running_tbs == 0) ac_gated_since_[s] = now();
+  }
+}
+
+void SmDriver::ac_on_complete(SmId sm, KernelId kernel) {
+  switch (ac_phase_) {
+    case AcPhase::kDraining:
+      if (ac_drained()) ac_start_sample();
+      return;
+    case AcPhase::kSampling: {
+      if (kernel != *ac_kernel_ || ac_paused(sm)) return;
+      const std::uint64_t wave = std::uint64_t{ac_count_} * framework_.kernel(kernel).occupancy.tbs_per_sm;
+      if (ac_sample_start_ps_ == kNever) {  // warming up (ac_start_sample): the window opens after a wave
+        if (++ac_sample_tbs_ >= wave) {
+          ac_sample_start_ps_ = now();
+          ac_sample_instructions_ = ac_instructions();
+          ac_sample_tbs_ = 0;
+        }
+        return;
+      }
+      if (++ac_sample_tbs_ >= std::uint64_t{gpu_.active_cores.sampling_period_waves} * wave) ac_end_sample();
+      return;
+    }
+    case AcPhase::kGating:
+      ac_gate_drained();
+      return;
+    case AcPhase::kIdle:
+    case AcPhase::kStopped:
+      return;
+  }
+}
+
+void SmDriver::ac_end_sample() {
+  ActiveCoreRecord& record = ac_records_.back();
+  if (!framework_.kernel(*ac_kernel_).has_tbs_to_issue()) {
+    // Every block is out: the rest of the sample would be the kernel's tail, whose IPC falls as the SMs
+    // empty whatever the count. Detection stops undetected; the count stays until the kernel finishes.
+    record.n_opt = ac_count_;
+    record.ended_by = "out of thread blocks";
+    ac_phase_ = AcPhase::kStopped;
+    return;
+  }
+  ActiveCoreSample sample;
+  sample.active_cores = ac_count_;
+  sample.start_ps = ac_sample_start_ps_;
+  sample.end_ps = now();
+  sample.instructions = ac_instructions() - ac_sample_instructions_;
+  sample.thread_blocks = ac_sample_tbs_;
+  const double cycles = gpu_.ps_to_cycles(sample.end_ps - sample.start_ps);
+  sample.ipc = cycles > 0 ? static_cast<double>(sample.instructions) / cycles : 0.0;
+  record.samples.push_back(sample);
+  const ActiveCoreDecision next = ac_detector_->on_sample(sample.ipc);
+  const std::uint32_t before = ac_count_;
+  ac_set_count(next.active_cores);
+  if (next.detected) {
+    record.detected = true;
+    record.detected_ps = now();
+    record.n_opt = next.active_cores;
+    record.ended_by = "detected";
+    ac_phase_ = AcPhase::kGating;
+    ac_gate_drained();
+    return;
+  }
+  ac_phase_ = AcPhase::kDraining;
+  if (next.active_cores >= before || ac_drained()) ac_start_sample();
+}
+
+void SmDriver::ac_kernel_finished() {
+  ActiveCoreRecord& record = ac_records_.back();
+  if (record.ended_by.empty()) {
+    record.n_opt = ac_count_;
+    record.ended_by = "kernel finished";
+  }
+  for (std::uint32_t s = 0; s < framework_.num_sms(); ++s) {
+    if (ac_gated_since_[s] == kNever) continue;
+    ac_gated_ps_[s] += now() - ac_gated_since_[s];
+    ac_gated_since_[s] = kNever;
+  }
+  ac_kernel_.reset();
+  ac_phase_ = AcPhase::kIdle;
+  // Every SM is active again; the policy's on_kernel_finished (after this) fills the idle ones.
+  ac_count_ = framework_.num_sms();
 }
 
 std::string SmDriver::describe(KernelId kernel) const {

@@ -15,6 +15,12 @@
 // engine/perf_sat.h for the kernel it works on and the driver issues that kernel's thread blocks there
 // only up to the machine's limit, under whatever policy runs (sm_driver.cpp, "Perf-Sat").
 //
+// Active cores (Awatramani 4.4, GpuConfig::active_cores): with a detector on, the first kernel to start
+// while no other is under detection runs it: SMs at and above the count the detector asks for are paused
+// (no new thread block; their resident ones finish), the kernel's IPC is sampled over thread-block waves,
+// and the SMs above the detected count are power gated until that kernel finishes (sm_driver.cpp,
+// "Active cores").
+//
 // Invariants checked on every event (violations throw InvariantViolation naming SM, kernel, time):
 // each thread block is issued once (re-issued only after preemption) and completes exactly once;
 // SM resources return to zero when an SM empties.
@@ -27,8 +33,10 @@
 #include <string>
 #include <vector>
 
+#include "core/active_core_record.h"
 #include "core/gpu_config.h"
 #include "core/workload.h"
+#include "engine/active_cores/active_core_detector.h"
 #include "engine/perf_sat.h"
 #include "engine/scheduling_framework.h"
 #include "policy/policy.h"
@@ -193,6 +201,13 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   /// Perf-Sat's records, in the order the kernels were bound to SMs (empty when it is off).
   [[nodiscard]] const std::vector<PerfSatRecord>& perf_sat_records() const { return perf_sat_records_; }
 
+  /// Active-core detection's records, one per kernel it ran for, in start order (empty when off).
+  [[nodiscard]] const std::vector<ActiveCoreRecord>& active_core_records() const { return ac_records_; }
+  /// Time SM `sm` was power gated (every gating ends with its kernel, so at the end of a run it is final).
+  [[nodiscard]] TimePs gated_ps(SmId sm) const { return ac_gated_ps_.empty() ? 0 : ac_gated_ps_[index(sm)]; }
+  /// Active cores: SMs [0, count) may take thread blocks; the others are paused or gated.
+  [[nodiscard]] std::uint32_t active_core_count() const { return ac_count_; }
+
   /// End-of-run checks: every launched kernel finished, every TB completed once, SMs empty and
   /// idle. Throws InvariantViolation.
   void check_final_invariants() const;
@@ -262,6 +277,26 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   void perf_sat_rearm();
   [[nodiscard]] std::string describe(KernelId kernel) const;
 
+  /// Active cores (Awatramani 4.4): where the detection for the kernel under it is.
+  enum class AcPhase : std::uint8_t {
+    kIdle,      ///< no kernel under detection
+    kDraining,  ///< the count fell: waiting for the paused SMs' resident blocks before the next sample
+    kSampling,  ///< a sample runs
+    kGating,    ///< detected: SMs above the count are gated as they drain
+    kStopped,   ///< stopped undetected (out of thread blocks): the count stays until the kernel ends
+  };
+  [[nodiscard]] bool ac_paused(SmId sm) const { return index(sm) >= ac_count_; }
+  void ac_kernel_started(KernelId kernel);
+  void ac_on_complete(SmId sm, KernelId kernel);
+  void ac_kernel_finished();
+  /// Sets the count; raising it issues on the SMs un-paused.
+  void ac_set_count(std::uint32_t count);
+  void ac_start_sample();
+  void ac_end_sample();
+  [[nodiscard]] bool ac_drained() const;
+  void ac_gate_drained();
+  [[nodiscard]] std::uint64_t ac_instructions() const;
+
   const GpuConfig& gpu_;
   SchedulingFramework framework_;
   std::unique_ptr<SchedulingPolicy> policy_;
@@ -291,6 +326,17 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   std::vector<PerfSatSm> perf_sat_;      ///< per SM (empty when off)
   std::vector<PerfSatRecord> perf_sat_records_;
   TimePs perf_sat_timer_ps_ = kNever;  ///< the wake-up last asked for
+  bool ac_on_ = false;                 ///< GpuConfig::active_cores.detector != none
+  std::unique_ptr<ActiveCoreDetector> ac_detector_;
+  std::uint32_t ac_count_ = 0;  ///< SMs [0, ac_count_) active (num_sms when no detection runs)
+  std::optional<KernelId> ac_kernel_;
+  AcPhase ac_phase_ = AcPhase::kIdle;
+  TimePs ac_sample_start_ps_ = 0;
+  std::uint64_t ac_sample_instructions_ = 0;  ///< ac_instructions() at the sample's start
+  std::uint64_t ac_sample_tbs_ = 0;           ///< the kernel's completions on active SMs in the sample
+  std::vector<TimePs> ac_gated_since_;        ///< per SM: gated from (kNever: not gated)
+  std::vector<TimePs> ac_gated_ps_;           ///< per SM: time gated so far
+  std::vector<ActiveCoreRecord> ac_records_;
 };
 
 }  // namespace gpumux

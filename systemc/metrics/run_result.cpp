@@ -25,6 +25,8 @@ void to_json(nlohmann::json& j, const RunResult& r) {
                      {"memory", r.memory},
                      // Absent Perf-Sat is null, as the form always had it.
                      {"perf_sat", r.perf_sat ? nlohmann::json(*r.perf_sat) : nlohmann::json()},
+                     {"active_cores", r.active_cores},
+                     {"power", r.power},
                      {"wall_seconds", r.wall_seconds}};
 }
 
@@ -53,6 +55,8 @@ void from_json(const nlohmann::json& j, RunResult& r) {
   const nlohmann::json& perf_sat = j.at("perf_sat");
   r.perf_sat.reset();
   if (!perf_sat.is_null()) r.perf_sat = perf_sat.get<PerfSatResult>();
+  j.at("active_cores").get_to(r.active_cores);
+  j.at("power").get_to(r.power);
   j.at("wall_seconds").get_to(r.wall_seconds);
 }
 

@@ -10,9 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/active_core_record.h"
 #include "core/field_count.h"
 #include "core/types.h"
 #include "core/warp_stats.h"
+#include "metrics/power_model.h"
 
 namespace gpumux {
 
@@ -142,6 +144,10 @@ struct RunResult {  // NOLINT(bugprone-exception-escape): holds a MemoryRecord (
   MemoryRecord memory;
   /// Perf-Sat (Awatramani 4.3): per SM its detections and samples; absent (JSON null) when off.
   std::optional<PerfSatResult> perf_sat;
+  /// Active-core detection (Awatramani 4.4): one record per kernel it ran for; empty when off.
+  std::vector<ActiveCoreRecord> active_cores;
+  /// The power model (metrics/power_model.h); enabled false when off.
+  PowerReport power;
   double wall_seconds = 0;  ///< host time; never written to stats.json (determinism)
 };
 
@@ -164,6 +170,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WarpSmStats, instructions, cycles, scheduler_
                                    memory_unit_busy_cycles, memory_requests, l1_sector_hits, l1_sector_misses,
                                    l1_sector_merges)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmRecord, id, busy_ps, thread_blocks, warp, setups, setup_ps)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ActiveCoreSample, active_cores, start_ps, end_ps, instructions,
+                                   thread_blocks, ipc)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ActiveCoreRecord, launch, detector, cores, start_ps, detected, detected_ps,
+                                   n_opt, ended_by, samples)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SmEnergy, sm, gated_ns, static_j, dynamic_j, total_j)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PowerReport, enabled, time_ns, core_static_j, uncore_static_j, static_j,
+                                   sm_dynamic_j, dram_j, dynamic_j, total_j, average_w, sms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MemoryRecord, bytes, transactions, busy_ps, pcie_down_bytes, pcie_up_bytes,
                                    dram, tb_interference)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PerfSatSampleTrace, end_ps, blocks, stalled, instructions, cycles, next,
@@ -182,11 +195,15 @@ static_assert(field_count<MemoryRecord>() == 7, "MemoryRecord changed: update it
 static_assert(field_count<PerfSatSampleTrace>() == 7, "PerfSatSampleTrace changed: update its JSON line");
 static_assert(field_count<PerfSatTrace>() == 11, "PerfSatTrace changed: update its JSON line");
 static_assert(field_count<PerfSatResult>() == 3, "PerfSatResult changed: update its JSON line");
-static_assert(field_count<RunResult>() == 18, "RunResult changed: update to_json/from_json (run_result.cpp)");
+static_assert(field_count<ActiveCoreSample>() == 6, "ActiveCoreSample changed: update its JSON line");
+static_assert(field_count<ActiveCoreRecord>() == 9, "ActiveCoreRecord changed: update its JSON line");
+static_assert(field_count<SmEnergy>() == 5, "SmEnergy changed: update its JSON line");
+static_assert(field_count<PowerReport>() == 11, "PowerReport changed: update its JSON line");
+static_assert(field_count<RunResult>() == 20, "RunResult changed: update to_json/from_json (run_result.cpp)");
 
 /// Version of the RunResult JSON form (the child-to-parent transport and the baseline cache); from_json
 /// refuses any other version. Raise it whenever a field is added, removed or changes meaning.
-inline constexpr int kRunResultSchemaVersion = 6;
+inline constexpr int kRunResultSchemaVersion = 7;
 
 void to_json(nlohmann::json& j, const RunResult& r);
 void from_json(const nlohmann::json& j, RunResult& r);

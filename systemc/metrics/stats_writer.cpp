@@ -216,6 +216,16 @@ nlohmann::json stats_json(const RunReport& report) {
   }
   j["sms"] = sms;
   if (r.perf_sat) j["perf_sat"] = perf_sat_json(*r.perf_sat, r, gpu);
+  if (gpu.active_cores.detector != ActiveCoreDetectorKind::kNone) {
+    // Awatramani 4.4: per kernel it ran for, the samples and the count detected (docs/user-guide.md
+    // "Active cores and power").
+    j["active_cores"] = {
+        {"detector", gpu.active_cores.detector == ActiveCoreDetectorKind::kOnac ? "onac" : "seq-det"},
+        {"sampling_period_waves", gpu.active_cores.sampling_period_waves},
+        {"tolerance", gpu.active_cores.tolerance},
+        {"records", r.active_cores}};
+  }
+  if (r.power.enabled) j["power"] = r.power;
   j["memory"] = {{"bytes", r.memory.bytes},
                  {"transactions", r.memory.transactions},
                  {"busy_ns", ns(r.memory.busy_ps)},

@@ -41,6 +41,8 @@ class SmModule : public sc_core::sc_module, public SmPort {
   /// Its setups for kernels so far (GpuConfig context_switch.setup_cycles).
   [[nodiscard]] virtual const SmSetup& setup() const = 0;
   [[nodiscard]] virtual WarpSmStats warp_stats() const { return {}; }
+  /// Warp instructions issued by operation class (warp-level SMs; zero at TB level).
+  [[nodiscard]] virtual OpCounts op_counts() const { return {}; }
   /// Warp level: report active warps and issue to `sink` (null: stop); TB-level SMs have none to report.
   virtual void set_warp_activity_sink(WarpActivitySink* /*sink*/) {}
   /// Warp level: warp instructions issued per kernel launch (indexed by KernelId); empty at TB level.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "config/gpu_loader.h"
 #include "core/error.h"
 #include "core/kernel_desc.h"
 #include "core/processes.h"
@@ -29,6 +30,7 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
   queues_ = std::make_unique<CommandQueues>("command_queues", spec.gpu.frontend,
                                             static_cast<std::uint32_t>(spec.workload.processes.size()));
   if (options.built_in_host) host_ = std::make_unique<Host>("host", spec.workload, spec.gpu);
+  check_active_cores_policy(spec.gpu, spec.policy);  // an experiment's runs reach here without run_command
   engine_ = std::make_unique<ExecutionEngine>("execution_engine", spec.gpu, spec.workload,
                                               create_policy(spec.policy, spec.policy_options), *this,
                                               std::move(progress));
@@ -190,6 +192,7 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
     }
     r.perf_sat = std::move(perf_sat);
   }
+  r.active_cores = driver.active_core_records();
   r.memory.bytes = memory_->bytes();
   r.memory.transactions = memory_->transactions();
   r.memory.busy_ps = memory_->busy_ps();
@@ -206,6 +209,13 @@ RunResult GpuSystem::collect(const SimulationSpec& spec) const {
   }
   r.memory.pcie_down_bytes = pcie_->downstream().bytes();
   r.memory.pcie_up_bytes = pcie_->upstream().bytes();
+  if (spec.gpu.power.enabled) {
+    std::vector<SmPowerInput> inputs;
+    for (const auto& sm : sms_) {
+      inputs.push_back({index(sm->id()), driver.gated_ps(sm->id()), sm->op_counts()});
+    }
+    r.power = power_report(spec.gpu.power, r.end_ps, inputs, r.memory.bytes);
+  }
   return r;
 }
 

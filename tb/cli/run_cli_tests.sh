@@ -907,5 +907,29 @@ assert k["perf_sat"]["sms"] == 16 and k["workload_class"]["class"] in ("C-strong
 PY
 check perf-sat-stats 0 test $? -eq 0
 
+# Active cores (Awatramani 4.4): a detector with TB-level SMs, and under a policy that keeps its own record of
+# the SMs it assigned, exits 2 naming the file, the line and the key; under fcfs at warp level the run goes
+# and stats.json carries the detection and the power report.
+{ cat "$m2090"; printf 'active_cores:\n  detector: onac\npower:\n  enabled: on\n'; } >"$work/onac.yaml"
+ac_line=$(($(wc -l <"$m2090") + 2))
+check onac-tb-level 2 "$gpumux" run --gpu "$work/onac.yaml" --workload "$lud" --out "$work/bad" -q
+expect_text onac-tb-level-msg "$work/err" "onac.yaml:$ac_line:13: 'active_cores.detector': active-core detection samples"
+check onac-dss 2 "$gpumux" run --gpu "$work/onac.yaml" --workload "$lud" --sm-model warp --policy dss \
+  --out "$work/bad" -q
+expect_text onac-dss-msg "$work/err" "onac.yaml:$ac_line:13: 'active_cores.detector': active-core detection runs under the fcfs and fifo policies only"
+check onac-warp 0 "$gpumux" run --gpu "$work/onac.yaml" --workload "$lud" --sm-model warp --policy fcfs \
+  --out "$work/onac" -q
+python3 - "$work/onac/stats.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ac = d["active_cores"]
+assert ac["detector"] == "onac" and ac["sampling_period_waves"] == 4 and ac["tolerance"] == 0.02, ac
+r = ac["records"][0]
+assert r["cores"] == 16 and 1 <= r["n_opt"] <= 16 and r["samples"][0]["active_cores"] == 16, r
+p = d["power"]
+assert p["enabled"] and len(p["sms"]) == 16 and abs(p["total_j"] - p["static_j"] - p["dynamic_j"]) < 1e-12, p
+PY
+check onac-stats 0 test $? -eq 0
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -36,6 +36,8 @@
 
 #include "common/test_support.h"
 #include "core/rng.h"
+#include "engine/active_cores/onac.h"
+#include "engine/active_cores/seq_det.h"
 #include "engine/perf_sat.h"
 #include "kernelet/characterisation.h"
 #include "policy/registry.h"
@@ -664,6 +666,135 @@ TEST(Property, PerfSatUnderEveryPolicyAndMechanism) {
   SimulationSpec off = batch.front();
   off.gpu.perf_sat.enabled = false;
   EXPECT_FALSE(simulate(off).perf_sat.has_value());
+}
+
+/// Every kernel of `w` with `factor` times its thread blocks (one copy per kernel, shared by its launches).
+void scale_grids(Workload& w, std::uint32_t factor) {
+  std::map<const KernelDesc*, std::shared_ptr<const KernelDesc>> scaled;
+  for (ProcessSpec& p : w.processes) {
+    for (StreamSpec& st : p.streams) {
+      for (CommandSpec& c : st.commands) {
+        if (c.kind != CommandKind::kKernel) continue;
+        auto& copy = scaled[c.kernel.get()];
+        if (!copy) {
+          auto k = std::make_shared<KernelDesc>(*c.kernel);
+          k->thread_blocks *= factor;
+          copy = k;
+        }
+        c.kernel = copy;
+      }
+    }
+  }
+}
+
+/// Active-core detection's records of one run: each record's samples replayed through a fresh detector
+/// ask for the counts sampled and end as the record did; counts are within 1 .. N_max; the power report
+/// adds up. Returns the samples checked.
+std::size_t check_active_cores(const SimulationSpec& spec, const RunResult& r, const std::string& label) {
+  std::size_t samples = 0;
+  EXPECT_FALSE(r.active_cores.empty()) << label;
+  for (const ActiveCoreRecord& rec : r.active_cores) {
+    EXPECT_LT(rec.launch, r.kernels.size()) << label;
+    EXPECT_EQ(rec.cores, spec.gpu.num_sms) << label;
+    std::unique_ptr<ActiveCoreDetector> replay;
+    if (rec.detector == "onac") {
+      replay = std::make_unique<OnacDetector>(spec.gpu.active_cores.tolerance);
+    } else {
+      EXPECT_EQ(rec.detector, "seq-det") << label;
+      replay = std::make_unique<SeqDetDetector>(spec.gpu.active_cores.tolerance);
+    }
+    ActiveCoreDecision decision = replay->start(rec.cores);
+    for (const ActiveCoreSample& smp : rec.samples) {
+      EXPECT_FALSE(decision.detected) << label << ": a sample after detection";
+      EXPECT_EQ(smp.active_cores, decision.active_cores) << label;
+      EXPECT_GE(smp.end_ps, smp.start_ps) << label;
+      EXPECT_GE(smp.start_ps, rec.start_ps) << label;
+      // A sample ends when its waves of the kernel's blocks completed on the active cores.
+      EXPECT_GE(smp.thread_blocks, std::uint64_t{spec.gpu.active_cores.sampling_period_waves} *
+                                       smp.active_cores * r.kernels[rec.launch].tbs_per_sm)
+          << label;
+      decision = replay->on_sample(smp.ipc);
+      EXPECT_GE(decision.active_cores, 1U) << label;
+      EXPECT_LE(decision.active_cores, rec.cores) << label;
+      ++samples;
+    }
+    EXPECT_EQ(rec.detected, decision.detected) << label;
+    EXPECT_EQ(rec.detected, rec.ended_by == "detected") << label;
+    if (rec.detected) {
+      EXPECT_EQ(rec.n_opt, decision.active_cores) << label;
+      EXPECT_GE(rec.detected_ps, rec.start_ps) << label;
+    }
+    EXPECT_GE(rec.n_opt, 1U) << label;
+    EXPECT_LE(rec.n_opt, rec.cores) << label;
+  }
+  EXPECT_TRUE(r.power.enabled) << label;
+  EXPECT_EQ(r.power.sms.size(), spec.gpu.num_sms) << label;
+  double static_j = 0;
+  for (const SmEnergy& e : r.power.sms) {
+    EXPECT_LE(e.gated_ns, r.power.time_ns) << label;
+    static_j += e.static_j;
+  }
+  EXPECT_NEAR(static_j, r.power.core_static_j, 1e-12) << label;
+  EXPECT_NEAR(r.power.total_j, r.power.static_j + r.power.dynamic_j, 1e-12) << label;
+  EXPECT_GT(r.power.sm_dynamic_j, 0.0) << label;
+  return samples;
+}
+
+// Active-core detection (Awatramani 4.4) as an SM-driver mode: the warp-level random workloads (several
+// processes, kernels overlapping) under fcfs and fifo with each detector and a one-wave sample, so counts
+// fall and rise while kernels start and finish. Every thread block runs once, resources return to zero
+// (the driver's end-of-run checks, which also require every SM active and none gated at the end), the
+// records replay, some SMs are gated, and the same run twice is the same.
+TEST(Property, ActiveCoreDetectionUnderFcfsAndFifo) {
+  std::vector<SimulationSpec> batch;
+  std::vector<std::string> labels;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const Generated g = random_workload(seed, true);
+    for (const char* policy : {"fcfs", "fifo"}) {
+      for (const ActiveCoreDetectorKind kind :
+           {ActiveCoreDetectorKind::kOnac, ActiveCoreDetectorKind::kSeqDet}) {
+        SimulationSpec spec = policy_variant(g.spec, policy, PreemptionMechanism::kDrain);
+        spec.gpu.warp.scheduler = "gto";
+        // Four SMs, so counts move (the random GPU may have one, where both detect 1 at once), and grids
+        // 24 times the random ones (at most 16 blocks at warp level), so samples of a wave fit in a kernel.
+        spec.gpu.num_sms = 4;
+        spec.gpu.active_kernels = 4;
+        scale_grids(spec.workload, 24);
+        spec.gpu.active_cores.detector = kind;
+        spec.gpu.active_cores.sampling_period_waves = 1;
+        spec.gpu.power.enabled = true;
+        batch.push_back(spec);
+        labels.push_back("seed " + std::to_string(seed) + ", " + std::string(policy) + ", " +
+                         (kind == ActiveCoreDetectorKind::kOnac ? "onac" : "seq-det"));
+      }
+    }
+  }
+  const std::vector<RunResult> results = simulate_all(batch, 2);
+  std::size_t samples = 0;
+  std::size_t detected = 0;
+  double gated_ns = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    check_counts(batch[i].workload, results[i], labels[i]);
+    samples += check_active_cores(batch[i], results[i], labels[i]);
+    for (const ActiveCoreRecord& rec : results[i].active_cores) detected += rec.detected ? 1 : 0;
+    for (const SmEnergy& e : results[i].power.sms) gated_ns += e.gated_ns;
+  }
+  std::printf("active cores: %zu simulations, %zu samples, %zu detections, %.0f ns gated\n", results.size(),
+              samples, detected, gated_ns);
+  EXPECT_GT(samples, 0U);
+  EXPECT_GT(detected, 0U);
+  EXPECT_GT(gated_ns, 0.0);
+  RunResult again = simulate(batch.front());
+  RunResult first = results.front();
+  again.wall_seconds = first.wall_seconds = 0;
+  EXPECT_EQ(nlohmann::json(again).dump(), nlohmann::json(first).dump());
+  // Off: no records, no power report, and the run is the run without the mode.
+  SimulationSpec off = batch.front();
+  off.gpu.active_cores.detector = ActiveCoreDetectorKind::kNone;
+  off.gpu.power.enabled = false;
+  const RunResult plain = simulate(off);
+  EXPECT_TRUE(plain.active_cores.empty());
+  EXPECT_FALSE(plain.power.enabled);
 }
 
 // Reproduces one failing variant in this process (no fork), for a debugger:

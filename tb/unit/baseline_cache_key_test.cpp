@@ -73,7 +73,7 @@ std::vector<YAML::Node> candidates(const YAML::Node& current) {
   }
   for (const char* text :
        {"1",    "2",  "3",   "7",   "64",      "100",  "1000",   "0.5", "full", "per_sm", "other-name",
-        "warp", "tb", "lrr", "gto", "largest", "dram", "simple", "on",  "off",  "rotate"}) {
+        "warp", "tb", "lrr", "gto", "largest", "dram", "simple", "on",  "off",  "rotate", "onac"}) {
     scalar(text);
   }
   YAML::Node one(YAML::NodeType::Sequence);

@@ -485,7 +485,12 @@ void WarpSm::issue(std::uint32_t slot, std::uint64_t cycle) {
     case program::Op::kSfu: {
       ExecutionUnit& u = unit(unit_of(inst.op));
       u.occupy(cycle);
-      if (inst.op == program::Op::kAlu) stats_.alu_busy_cycles += u.interval();
+      if (inst.op == program::Op::kAlu) {
+        stats_.alu_busy_cycles += u.interval();
+        ++op_counts_.alu;
+      } else {
+        ++op_counts_.sfu;
+      }
       result = cycle + u.latency();
       has_result = true;
       break;
@@ -495,6 +500,7 @@ void WarpSm::issue(std::uint32_t slot, std::uint64_t cycle) {
       ExecutionUnit& u = unit(UnitKind::kLoadStore);
       u.occupy(cycle);
       stats_.memory_unit_busy_cycles += u.interval();
+      ++op_counts_.shared;
       result = cycle + shared_latency_;
       has_result = inst.op == program::Op::kSharedLoad;
       break;
@@ -504,6 +510,7 @@ void WarpSm::issue(std::uint32_t slot, std::uint64_t cycle) {
       ExecutionUnit& u = unit(UnitKind::kLoadStore);
       u.occupy(cycle);
       stats_.memory_unit_busy_cycles += u.interval();
+      ++op_counts_.global;
       const bool is_store = inst.op == program::Op::kGlobalStore;
       pieces_.clear();
       warp_access(inst, tb.kernel, w.pc, access_element(w), warp_size_, segment_bytes_, !split_accesses_,

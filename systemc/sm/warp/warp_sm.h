@@ -125,6 +125,7 @@ class WarpSm final : public SmModule, private MemoryClient {
   [[nodiscard]] const SmSetup& setup() const override { return setup_; }
   /// Statistics up to the SM's latest activation.
   [[nodiscard]] WarpSmStats warp_stats() const override { return stats_; }
+  [[nodiscard]] OpCounts op_counts() const override { return op_counts_; }
 
   /// Active warps (resident, not finished, not being restored): Awatramani Fig. 3.11.
   [[nodiscard]] std::uint32_t active_warps() const { return static_cast<std::uint32_t>(active_warps_); }
@@ -347,6 +348,7 @@ class WarpSm final : public SmModule, private MemoryClient {
   TimePs busy_since_ps_ = 0;
   TimePs busy_total_ps_ = 0;
   WarpSmStats stats_;
+  OpCounts op_counts_;  ///< the power model's instruction classes (issue())
 
   // Activation bookkeeping.
   std::uint32_t wake_order_ = 0;                  ///< place in WarpWakeups' activation order
