@@ -182,13 +182,6 @@ std::vector<ReportRow> analyze_perf_sat(const ExperimentResults& r) {
 
 // ---- report.md ----------------------------------------------------------------------------------
 
-std::string number(const std::optional<double>& v, const char* format) {
-  if (!v) return "-";
-  char text[64];
-  std::snprintf(text, sizeof text, format, *v);
-  return text;
-}
-
 std::string perf_sat_tables(const ExperimentResults& r, const std::vector<ReportRow>& rows) {
   std::map<std::string, const ReportRow*> by_name;
   for (const ReportRow& row : rows) by_name[row.name] = &row;

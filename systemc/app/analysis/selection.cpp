@@ -1,6 +1,7 @@
 #include "app/analysis/selection.h"
 
 #include <cctype>
+#include <cstdio>
 #include <set>
 
 namespace gpumux {
@@ -63,6 +64,13 @@ std::vector<std::string> class_labels(const ExpandedExperiment& grid, bool class
 
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string number(const std::optional<double>& v, const char* format) {
+  if (!v) return "-";
+  char text[64];
+  std::snprintf(text, sizeof text, format, *v);
   return text;
 }
 

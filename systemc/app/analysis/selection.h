@@ -75,6 +75,9 @@ void for_each_pair(const ExperimentResults& r, std::size_t count, std::size_t ba
   }
 }
 
+/// `v` printed with printf `format` for report.md tables; "-" when there is no value.
+[[nodiscard]] std::string number(const std::optional<double>& v, const char* format);
+
 /// Accumulates an arithmetic mean; empty means "no data" (a null in the report).
 class Mean {
  public:
