@@ -121,7 +121,8 @@ void read_run_sm(const YamlMap& m, ExperimentRun& run) {
 ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& earlier,
                        const std::filesystem::path& base) {
   const YamlMap m(node, {"label", "policy", "preemption", "options", "copy_policy", "sm_model",
-                         "warp_scheduler", "max_thread_blocks", "perf_sat"});
+                         "warp_scheduler", "max_thread_blocks", "perf_sat", "active_cores", "power", "sms",
+                         "workloads"});
   ExperimentRun run;
   run.where = node.where();
   run.key = node.key();
@@ -187,6 +188,32 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
     }
     run.perf_sat = value == "on";
     run.perf_sat_where = perf_sat->where();
+  }
+  if (const auto detector = m.optional("active_cores")) {
+    run.active_cores = read_active_core_detector(*detector);
+    run.active_cores_where = detector->where();
+  }
+  if (const auto power = m.optional("power")) {
+    const std::string value = power->as_string();
+    if (value != "on" && value != "off") {
+      power->fail("must be on (the power and energy model, docs/config.md \"Power\") or off, not '" + value + "'");
+    }
+    run.power = value == "on";
+    run.power_where = power->where();
+  }
+  if (const auto sms = m.optional("sms")) {
+    // The upper bound is the GPU file's SM count, checked by run_gpu once the file is loaded.
+    run.sms = sms->as_u32_in(1, 1024, "SMs");
+    run.sms_where = sms->where();
+  }
+  if (const auto only = m.optional("workloads")) {
+    run.only_workloads_where = only->where();
+    for (const YamlNode& name : only->as_list()) {
+      run.only_workloads.push_back(name.as_string());
+      if (std::count(run.only_workloads.begin(), run.only_workloads.end(), run.only_workloads.back()) > 1) {
+        name.fail("workload '" + run.only_workloads.back() + "' is listed twice");
+      }
+    }
   }
   return run;
 }
@@ -259,6 +286,42 @@ GpuConfig run_gpu(const GpuConfig& gpu, const ExperimentRun& run) {
                          "' names a warp scheduler, but its SMs are thread-block level (GPU '" + gpu.name +
                          "' has sm.model tb and the run sets no sm_model); add sm_model: warp");
   }
+  if (run.active_cores) {
+    if (*run.active_cores != ActiveCoreDetectorKind::kNone) {
+      if (g.sm_model != SmModel::kWarp) {
+        throw InputError(run.active_cores_where, run.key + ".active_cores",
+                         "run '" + run.label +
+                             "' detects active cores, which samples the kernel's IPC, but its SMs are "
+                             "thread-block level; add sm_model: warp (docs/config.md \"Active cores\")");
+      }
+      if (run.policy != "fcfs" && run.policy != "fifo") {
+        throw InputError(run.active_cores_where, run.key + ".active_cores",
+                         "run '" + run.label + "' detects active cores under policy '" + run.policy +
+                             "': detection runs under fcfs and fifo only, whose SM choice leaves a paused SM "
+                             "idle (docs/config.md \"Active cores\")");
+      }
+    }
+    g.active_cores.detector = *run.active_cores;
+    g.active_cores.where = run.active_cores_where;
+  }
+  if (run.power) {
+    if (*run.power && g.sm_model != SmModel::kWarp) {
+      throw InputError(run.power_where, run.key + ".power",
+                       "run '" + run.label +
+                           "' turns the power model on, whose dynamic energy counts warp instructions, but "
+                           "its SMs are thread-block level; add sm_model: warp (docs/config.md \"Power\")");
+    }
+    g.power.enabled = *run.power;
+    g.power.where = run.power_where;
+  }
+  if (run.sms) {
+    if (*run.sms > gpu.num_sms) {
+      throw InputError(run.sms_where, run.key + ".sms",
+                       std::to_string(*run.sms) + " SMs, but GPU '" + gpu.name + "' (" + gpu.source_file +
+                           ") has " + std::to_string(gpu.num_sms) + "; a run may lower the count, not raise it");
+    }
+    g.num_sms = *run.sms;
+  }
   if (run.max_thread_blocks) {
     if (*run.max_thread_blocks > gpu.sm.max_thread_blocks) {
       throw InputError(run.max_thread_blocks_where, run.key + ".max_thread_blocks",
@@ -273,6 +336,28 @@ GpuConfig run_gpu(const GpuConfig& gpu, const ExperimentRun& run) {
     g.sm.max_resident_kernels = std::min(g.sm.max_resident_kernels, g.sm.max_thread_blocks);
   }
   return g;
+}
+
+/// A run's `workloads:` names workloads of the grid (by their `name:`); runs[0], the baseline the
+/// analyses compare against, simulates every workload.
+void check_run_workloads(const ExperimentConfig& config, const ExpandedExperiment& e) {
+  for (std::size_t r = 0; r < config.runs.size(); ++r) {
+    const ExperimentRun& run = config.runs[r];
+    if (run.only_workloads.empty()) continue;
+    if (r == 0) {
+      throw InputError(run.only_workloads_where, run.key + ".workloads",
+                       "the first run is the baseline every analysis compares against and simulates every "
+                       "workload; restrict a later run instead");
+    }
+    std::vector<std::string> names;
+    for (const ExperimentWorkload& w : e.workloads) names.push_back(w.workload.name);
+    for (const std::string& wanted : run.only_workloads) {
+      if (std::find(names.begin(), names.end(), wanted) != names.end()) continue;
+      throw InputError(run.only_workloads_where, run.key + ".workloads",
+                       "run '" + run.label + "' names workload '" + wanted +
+                           "', which is not in the grid; its workloads: " + config::join_choices(names, " and "));
+    }
+  }
 }
 
 /// Warp-level SMs execute kernel programs: every kernel of every workload a warp-level run simulates
@@ -635,9 +720,16 @@ ExpandedExperiment expand_experiment(const ExperimentConfig& config) {
     }
   }
   check_warp_programs(config, e);
+  check_run_workloads(config, e);
   for (std::size_t w = 0; w < e.workloads.size(); ++w) {
     for (std::size_t r = 0; r < config.runs.size(); ++r) {
-      for (std::size_t s = 0; s < config.seeds.size(); ++s) e.points.push_back({w, r, s});
+      const std::vector<std::string>& only = config.runs[r].only_workloads;
+      const bool simulated =
+          only.empty() || std::find(only.begin(), only.end(), e.workloads[w].workload.name) != only.end();
+      for (std::size_t s = 0; s < config.seeds.size(); ++s) {
+        e.point_index.push_back(simulated ? e.points.size() : ExpandedExperiment::kNoPoint);
+        if (simulated) e.points.push_back({w, r, s});
+      }
     }
   }
   return e;

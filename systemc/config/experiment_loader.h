@@ -49,6 +49,22 @@ struct ExperimentRun {
   /// GPU file's. On needs warp-level SMs.
   std::optional<bool> perf_sat;
   SourceLocation perf_sat_where;
+  /// `active_cores:` none, onac or seq-det, the GPU's `active_cores.detector` for this run (Awatramani
+  /// 4.4); nullopt: the GPU file's. A detector needs warp-level SMs and fcfs or fifo.
+  std::optional<ActiveCoreDetectorKind> active_cores;
+  SourceLocation active_cores_where;
+  /// `power:` on or off, the GPU's `power.enabled` for this run; nullopt: the GPU file's.
+  std::optional<bool> power;
+  SourceLocation power_where;
+  /// `sms:` the GPU's SM count for this run (ONAC's oracle runs a kernel on N cores, Awatramani
+  /// 4.4.3.2); nullopt: the GPU file's. At most the file's value.
+  std::optional<std::uint32_t> sms;
+  SourceLocation sms_where;
+  /// `workloads:` the names of the grid's workloads this run simulates (the others get no simulation of
+  /// it: a search such as ONAC's oracle needs only the core counts that bracket each kernel's answer);
+  /// empty: every workload.
+  std::vector<std::string> only_workloads;
+  SourceLocation only_workloads_where;
   SourceLocation where;  ///< the run's map
   std::string key;       ///< "runs[i]"
 };
@@ -150,7 +166,13 @@ struct ExpandedExperiment {
   /// use, `gpu` with the run's sm_model and warp_scheduler applied (apply_sm_settings).
   std::vector<GpuConfig> run_gpus;
   std::vector<ExperimentWorkload> workloads;
-  std::vector<GridPoint> points;  ///< workload-major, then run, then seed
+  /// workload-major, then run, then seed; a run with `workloads:` has points only for those.
+  std::vector<GridPoint> points;
+  /// Index into `points` of (workload, run, seed) (workload-major, then run, then seed), or kNoPoint
+  /// where a run's `workloads:` leaves the workload out; empty: every point is in `points`, in that order
+  /// (a grid made by hand).
+  std::vector<std::size_t> point_index;
+  static constexpr std::size_t kNoPoint = static_cast<std::size_t>(-1);
 
   /// The workload a grid point simulates (the prioritized variant for non-baseline runs).
   [[nodiscard]] const Workload& workload_of(const GridPoint& point) const;

@@ -468,18 +468,6 @@ PerfSatConfig read_perf_sat(const YamlMap& parent) {
   return ps;
 }
 
-std::string detector_name(ActiveCoreDetectorKind kind) {
-  switch (kind) {
-    case ActiveCoreDetectorKind::kOnac:
-      return "onac";
-    case ActiveCoreDetectorKind::kSeqDet:
-      return "seq-det";
-    case ActiveCoreDetectorKind::kNone:
-      break;
-  }
-  return "none";
-}
-
 /// active_cores (Awatramani 4.4, docs/config.md "Active cores"): no detector unless the file names one.
 ActiveCoresConfig read_active_cores(const YamlMap& parent) {
   ActiveCoresConfig ac;
@@ -487,16 +475,7 @@ ActiveCoresConfig read_active_cores(const YamlMap& parent) {
   if (!node) return ac;
   const YamlMap m(*node, kActiveCoresKeys);
   if (const auto detector = m.optional("detector")) {
-    const std::string value = detector->as_string();
-    if (value == "onac") {
-      ac.detector = ActiveCoreDetectorKind::kOnac;
-    } else if (value == "seq-det") {
-      ac.detector = ActiveCoreDetectorKind::kSeqDet;
-    } else if (value != "none") {
-      detector->fail(
-          "must be none, onac (Awatramani 4.4.2) or seq-det (the sequential detector of 4.4), not '" + value +
-          "'");
-    }
+    ac.detector = read_active_core_detector(*detector);
     ac.where = detector->where();
   }
   // 4.4.2.4: four waves; one wave is the least that holds every active core's blocks once, and a thousand
@@ -579,6 +558,29 @@ GpuConfig load_gpu_config(const std::string& path) {
   gpu.active_cores = read_active_cores(m);
   gpu.power = read_power(m);
   return gpu;
+}
+
+std::string detector_name(ActiveCoreDetectorKind kind) {
+  switch (kind) {
+    case ActiveCoreDetectorKind::kOnac:
+      return "onac";
+    case ActiveCoreDetectorKind::kSeqDet:
+      return "seq-det";
+    case ActiveCoreDetectorKind::kNone:
+      break;
+  }
+  return "none";
+}
+
+ActiveCoreDetectorKind read_active_core_detector(const config::YamlNode& node) {
+  const std::string value = node.as_string();
+  if (value == "onac") return ActiveCoreDetectorKind::kOnac;
+  if (value == "seq-det") return ActiveCoreDetectorKind::kSeqDet;
+  if (value != "none") {
+    node.fail("must be none, onac (Awatramani 4.4.2) or seq-det (the sequential detector of 4.4), not '" + value +
+              "'");
+  }
+  return ActiveCoreDetectorKind::kNone;
 }
 
 namespace {

@@ -13,6 +13,10 @@
 
 namespace gpumux {
 
+namespace config {
+class YamlNode;
+}  // namespace config
+
 [[nodiscard]] GpuConfig load_gpu_config(const std::string& path);
 
 /// Every key a GPU file may hold, nested keys as dotted paths ("sm.registers"), from the lists the
@@ -36,6 +40,12 @@ void apply_sm_settings(GpuConfig& gpu, std::optional<SmModel> model, const std::
 /// The same for active-core detection (`active_cores.detector`) and the power model (`power.enabled`),
 /// which count instructions: it checks them too.
 void check_perf_sat(const GpuConfig& gpu);
+
+/// "none", "onac" or "seq-det" (the spelling of `active_cores.detector`).
+[[nodiscard]] std::string detector_name(ActiveCoreDetectorKind kind);
+/// The detector a YAML scalar names (`active_cores.detector` in a GPU file, a run's `active_cores:`);
+/// InputError naming file, line and key for any other value.
+[[nodiscard]] ActiveCoreDetectorKind read_active_core_detector(const config::YamlNode& node);
 
 /// InputError naming the GPU file, the line and `active_cores.detector` when a detector is on under a
 /// policy other than fcfs or fifo (a paused SM must stay idle: docs/config.md "Active cores").

@@ -280,6 +280,60 @@ TEST(ShippedExperiments, AwatramaniPerfSatKernelsHaveTable42sMaxOnTheirGpu) {
   }
 }
 
+// Awatramani 4.4.3 on Table 4.3's GPU: every workload is one of Table 4.4's 20 kernels, grouped by
+// Table 4.4's type; N_max, one run per detector (power on), and oracle runs below 32 cores that each
+// simulate only the kernels they bracket: each kernel has at most two, N and N - 1.
+TEST(ShippedExperiments, AwatramaniOnacBracketsEachKernelsOracle) {
+  const ExperimentConfig c = load_experiment(kConfigDir + "/experiments/awatramani-onac.yaml");
+  EXPECT_EQ(c.analysis, "awatramani-onac");
+  const ExpandedExperiment e = expand_experiment(c);
+  EXPECT_NO_THROW(validate_experiment(c, e));
+  EXPECT_EQ(e.gpu.num_sms, 32U);
+  const std::map<std::string, std::string> table_4_4 = {
+      {"LUD", "A"},    {"NN", "A"},     {"KM", "A"},    {"BT-K2", "A"}, {"BP-K2", "A"},
+      {"SRAD", "A"},   {"DCT-K1", "A"}, {"DCT-K2", "A"}, {"TP-K1", "A"}, {"TP-K2", "A"},
+      {"FWT", "A"},    {"CVSEP", "A"},  {"MS", "A"},     {"PATH", "B"},  {"BT-K1", "B"},
+      {"HS", "B"},     {"BP-K1", "B"},  {"CVT-K1", "B"}, {"CVT-K2", "B"}, {"DXTC", "B"}};
+  ASSERT_EQ(e.workloads.size(), table_4_4.size());
+  for (const ExperimentWorkload& w : e.workloads) {
+    const ProcessSpec& process = w.workload.processes.at(0);
+    ASSERT_TRUE(table_4_4.count(process.name)) << process.name;
+    EXPECT_EQ(w.group, table_4_4.at(process.name)) << process.name;
+    EXPECT_EQ(w.workload.name, "onac-" + process.name);
+    EXPECT_TRUE(process.streams.at(0).commands.at(0).kernel->program) << process.name;
+  }
+  std::map<ActiveCoreDetectorKind, std::size_t> detectors;
+  std::map<std::string, std::vector<std::uint32_t>> oracle_counts;
+  for (std::size_t r = 0; r < c.runs.size(); ++r) {
+    const GpuConfig& gpu = e.run_gpus[r];
+    EXPECT_EQ(gpu.sm_model, SmModel::kWarp);
+    EXPECT_TRUE(gpu.power.enabled) << c.runs[r].label;
+    if (gpu.num_sms == 32) {
+      ++detectors[gpu.active_cores.detector];
+      EXPECT_TRUE(c.runs[r].only_workloads.empty()) << c.runs[r].label;
+      continue;
+    }
+    EXPECT_EQ(gpu.active_cores.detector, ActiveCoreDetectorKind::kNone) << c.runs[r].label;
+    ASSERT_FALSE(c.runs[r].only_workloads.empty()) << c.runs[r].label;
+    for (const std::string& name : c.runs[r].only_workloads) oracle_counts[name].push_back(gpu.num_sms);
+  }
+  EXPECT_EQ(detectors[ActiveCoreDetectorKind::kNone], 1U);
+  EXPECT_EQ(detectors[ActiveCoreDetectorKind::kOnac], 1U);
+  EXPECT_EQ(detectors[ActiveCoreDetectorKind::kSeqDet], 1U);
+  for (const auto& [name, counts] : oracle_counts) {
+    ASSERT_LE(counts.size(), 2U) << name;
+    if (counts.size() == 2) {
+      EXPECT_EQ(std::max(counts[0], counts[1]), std::min(counts[0], counts[1]) + 1) << name;
+    }
+  }
+  EXPECT_EQ(e.points.size(), 3 * table_4_4.size() + [&] {
+    std::size_t n = 0;
+    for (const auto& [name, counts] : oracle_counts) n += counts.size();
+    return n;
+  }());
+  EXPECT_FALSE(uses_isolated_baselines(c));
+}
+
 // ---------------------------------------------------------------------------------------------------
 // The mix generator
 
@@ -709,6 +763,74 @@ TEST_F(ExperimentErrors, MaxThreadBlocksAndPerfSatOfARun) {
   EXPECT_EQ(ed.gpu.memory.model, MemoryModel::kDram);
   EXPECT_EQ(simulation_spec(dram, ed, ed.points[0], 0).gpu.memory.model, MemoryModel::kDram);
   EXPECT_EQ(experiment_report_json(ExperimentResults{&dram, &ed, {}}, {})["grid"]["memory_model"], "dram");
+}
+
+TEST_F(ExperimentErrors, ActiveCoresPowerSmsAndWorkloadsOfARun) {
+  const std::string onac = "gpu: " + kConfigDir + "/gpus/onac-32core.yaml\nanalysis: awatramani-onac\n" +
+                           "workloads: [" + kConfigDir + "/workloads/awatramani/Heart.yaml, " + kConfigDir +
+                           "/workloads/awatramani/LUD.yaml]\nruns:\n  - {label: max, policy: fcfs}\n";
+  const std::string bad_detector = onac + "  - {label: a, policy: fcfs, active_cores: best}\n";
+  expect_error(error_of(bad_detector), line_of(bad_detector, "best"), "runs[1].active_cores", "must be none");
+  const std::string bad_power = onac + "  - {label: a, policy: fcfs, power: maybe}\n";
+  expect_error(error_of(bad_power), line_of(bad_power, "maybe"), "runs[1].power", "must be on");
+  const std::string zero = onac + "  - {label: a, policy: fcfs, sms: 0}\n";
+  expect_error(error_of(zero), line_of(zero, "sms: 0"), "runs[1].sms", "");
+  // More SMs than the file's 32, a detector under a policy that would not leave a paused SM idle, or on
+  // TB-level SMs: refused once the GPU is loaded, naming the run's key.
+  const std::string many = onac + "  - {label: a, policy: fcfs, sms: 33}\n";
+  expect_error(error_of(many, true), line_of(many, "sms: 33"), "runs[1].sms", "33 SMs, but GPU");
+  const std::string dss = onac + "  - {label: a, policy: dss, active_cores: onac}\n";
+  expect_error(error_of(dss, true), line_of(dss, "active_cores"), "runs[1].active_cores", "fcfs and fifo only");
+  const std::string tb = onac + "  - {label: a, policy: fcfs, sm_model: tb, active_cores: seq-det}\n";
+  expect_error(error_of(tb, true), line_of(tb, "active_cores"), "runs[1].active_cores", "thread-block level");
+  const std::string tb_power = onac + "  - {label: a, policy: fcfs, sm_model: tb, power: on}\n";
+  expect_error(error_of(tb_power, true), line_of(tb_power, "power"), "runs[1].power", "thread-block level");
+  // `workloads:` names workloads of the grid, once each, and never on the baseline run.
+  const std::string unknown = onac + "  - {label: a, policy: fcfs, sms: 4, workloads: [Heart, Liver]}\n";
+  expect_error(error_of(unknown, true), line_of(unknown, "workloads: [Heart"), "runs[1].workloads",
+               "names workload 'Liver', which is not in the grid");
+  const std::string twice = onac + "  - {label: a, policy: fcfs, sms: 4, workloads: [LUD, LUD]}\n";
+  expect_error(error_of(twice), line_of(twice, "workloads: [LUD"), "runs[1].workloads[1]", "listed twice");
+  const std::string first = "gpu: " + kConfigDir + "/gpus/onac-32core.yaml\nanalysis: awatramani-onac\n" +
+                            "workloads: [" + kConfigDir + "/workloads/awatramani/Heart.yaml]\nruns:\n" +
+                            "  - {label: max, policy: fcfs, workloads: [Heart]}\n";
+  expect_error(error_of(first, true), line_of(first, "workloads: [Heart]"), "runs[0].workloads", "baseline");
+
+  // Good: each run's GPU has its detector, power model and SMs; the restricted run simulates LUD only.
+  const std::string good = onac + "  - {label: onac, policy: fcfs, active_cores: onac, power: on}\n" +
+                           "  - {label: sms-4, policy: fifo, sms: 4, workloads: [LUD]}\n";
+  const ExperimentConfig c = load_experiment(write(good));
+  const ExpandedExperiment e = expand_experiment(c);
+  EXPECT_EQ(e.run_gpus[0].active_cores.detector, ActiveCoreDetectorKind::kNone);
+  EXPECT_FALSE(e.run_gpus[0].power.enabled) << "the file's";
+  EXPECT_EQ(e.run_gpus[1].active_cores.detector, ActiveCoreDetectorKind::kOnac);
+  EXPECT_TRUE(e.run_gpus[1].power.enabled);
+  EXPECT_EQ(e.run_gpus[1].num_sms, 32U);
+  EXPECT_EQ(e.run_gpus[2].num_sms, 4U);
+  // Heart x {max, onac}, LUD x {max, onac, sms-4}: five simulations, indexed by (workload, run, seed).
+  ASSERT_EQ(e.points.size(), 5U);
+  ASSERT_EQ(e.point_index.size(), 6U);
+  EXPECT_EQ(e.point_index[2], ExpandedExperiment::kNoPoint) << "Heart on sms-4";
+  EXPECT_EQ(e.points[e.point_index[5]].workload, 1U);
+  EXPECT_EQ(e.points[e.point_index[5]].run, 2U);
+  EXPECT_EQ(simulation_spec(c, e, e.points[4], 0).gpu.num_sms, 4U);
+  EXPECT_NO_THROW(validate_experiment(c, e));
+  ExperimentResults r{&c, &e, std::vector<std::optional<RunOutcome>>(e.points.size())};
+  for (auto& o : r.outcomes) {
+    o.emplace();
+    o->valid = true;
+  }
+  r.outcomes[4]->simulated_ns = 44;
+  EXPECT_EQ(r.outcome(0, 2, 0), nullptr) << "Heart was not simulated on sms-4";
+  ASSERT_NE(r.outcome(1, 2, 0), nullptr);
+  EXPECT_EQ(r.outcome(1, 2, 0)->simulated_ns, 44);
+  const nlohmann::json j = experiment_report_json(r, {});
+  ASSERT_EQ(j["runs"].size(), 5U);
+  EXPECT_EQ(j["runs"][4]["sms"], 4);
+  EXPECT_EQ(j["runs"][4]["workload"], "LUD");
+  EXPECT_EQ(j["grid"]["runs"][1]["active_cores"], "onac");
+  EXPECT_EQ(j["grid"]["runs"][1]["power"], "on");
+  EXPECT_EQ(j["grid"]["runs"][2]["workloads"], nlohmann::json::array({"LUD"}));
 }
 
 TEST_F(ExperimentErrors, RunsOnOtherSmsGetTheirOwnGpuAndBaselines) {
@@ -1179,6 +1301,139 @@ TEST(ExperimentAnalyses, AwatramaniPerfSatOptimumSavingsAndClasses) {
   Fixture holes = perf_sat_grid({{{100, 60, 59.5, 70, 1}, {100, 50, 40, 35, 1}}}, {2.5, 4}, {63, 35.35});
   holes.results.outcomes[1] = std::nullopt;  // A at 2 blocks
   EXPECT_FALSE(by_name(experiment_rows(holes.results)).at("A/opt").has_value());
+  holes.results.outcomes.assign(holes.results.outcomes.size(), std::nullopt);
+  EXPECT_EQ(experiment_rows(holes.results).size(), rows.size());
+}
+
+/// Awatramani 4.4 on an 8-core GPU: workloads X (type A) and Y (type B), runs N_max, ONAC, Seq-Det and
+/// the oracle at 3 (X only) and 4 cores. IPC is instructions per ns: X 1.0 at 8 cores, 0.99 at 4 (within
+/// 2%), 0.90 at 3; Y 0.95 at 4.
+Fixture onac_grid() {
+  Fixture f;
+  f.config.name = "onac";
+  f.config.analysis = "awatramani-onac";
+  f.config.seeds = {1};
+  f.grid.gpu = test::k20c();
+  f.grid.gpu.sm_model = SmModel::kWarp;
+  f.grid.gpu.num_sms = 8;
+  struct RunSetting {
+    const char* label;
+    ActiveCoreDetectorKind detector;
+    std::uint32_t sms;
+  };
+  const std::array<RunSetting, 5> settings = {{{"max", ActiveCoreDetectorKind::kNone, 8},
+                                               {"det-a", ActiveCoreDetectorKind::kOnac, 8},
+                                               {"det-b", ActiveCoreDetectorKind::kSeqDet, 8},
+                                               {"three", ActiveCoreDetectorKind::kNone, 3},
+                                               {"four", ActiveCoreDetectorKind::kNone, 4}}};
+  for (const RunSetting& setting : settings) {
+    ExperimentRun run;
+    run.label = setting.label;  // found by the settings, not the label
+    run.policy = "fcfs";
+    GpuConfig gpu = f.grid.gpu;
+    gpu.active_cores.detector = setting.detector;
+    gpu.num_sms = setting.sms;
+    gpu.power.enabled = true;
+    f.config.runs.push_back(run);
+    f.grid.run_gpus.push_back(gpu);
+  }
+  f.config.runs[3].only_workloads = {"onac-X"};
+  // Per workload and run: time (ns, 1000 instructions), energy (J); negative time: not simulated.
+  const std::array<std::array<std::pair<double, double>, 5>, 2> runs = {
+      {{{{1000, 10}, {1010, 8}, {1000, 9}, {1000 / 0.9, 6}, {1000 / 0.99, 7}}},
+       {{{1000, 10}, {1000, 10}, {1000, 10}, {-1, 0}, {1000 / 0.95, 8}}}}};
+  const std::array<std::pair<const char*, const char*>, 2> kernels = {{{"X", "A"}, {"Y", "B"}}};
+  for (std::size_t w = 0; w < kernels.size(); ++w) {
+    auto k = test::kernel(kernels[w].first, 96, 1);
+    ExperimentWorkload ew;
+    ew.workload.name = std::string("onac-") + kernels[w].first;
+    ew.workload.processes = {test::process(kernels[w].first, {StreamSpec{{test::launch(k)}}})};
+    ew.group = kernels[w].second;
+    f.grid.workloads.push_back(ew);
+    for (std::size_t r = 0; r < settings.size(); ++r) {
+      if (runs[w][r].first < 0) {
+        f.grid.point_index.push_back(ExpandedExperiment::kNoPoint);
+        continue;
+      }
+      f.grid.point_index.push_back(f.grid.points.size());
+      f.grid.points.push_back({w, r, 0});
+      RunOutcome o;
+      o.valid = true;
+      o.multiprogram = false;
+      KernelOutcome launch;
+      launch.name = kernels[w].first;
+      launch.start_ps = 2000;
+      launch.end_ps = 2000 + static_cast<TimePs>(runs[w][r].first * 1000);
+      launch.instructions = 1000;
+      o.kernels = {launch};
+      o.power.enabled = true;
+      o.power.total_j = runs[w][r].second;
+      o.power.average_w = runs[w][r].second / runs[w][r].first;
+      if (settings[r].detector != ActiveCoreDetectorKind::kNone) {
+        ActiveCoreRecord rec;
+        rec.detector = settings[r].detector == ActiveCoreDetectorKind::kOnac ? "onac" : "seq-det";
+        rec.cores = 8;
+        rec.start_ps = 2000;
+        // X: ONAC decides 4 after 200 ns, Seq-Det 5 after 400 ns; Y: both run out of thread blocks at 8.
+        rec.detected = w == 0;
+        rec.detected_ps = w == 0 ? 2000 + (r == 1 ? 200'000 : 400'000) : 0;
+        rec.n_opt = w == 0 ? (r == 1 ? 4 : 5) : 8;
+        rec.ended_by = w == 0 ? "detected" : "out of thread blocks";
+        rec.samples = {ActiveCoreSample{1, 2000, 100'000, 100, 4, 0.25}};
+        o.active_cores = {rec};
+      }
+      f.results.outcomes.emplace_back(o);
+    }
+  }
+  f.results.config = &f.config;
+  f.results.grid = &f.grid;
+  return f;
+}
+
+TEST(ExperimentAnalyses, AwatramaniOnacOracleDetectionAndEnergy) {
+  Fixture f = onac_grid();
+  f.config.paper = {{"type_a/energy_saving_percent_onac", 20, {}}};
+  const AnalysisInfo* analysis = find_analysis("awatramani-onac");
+  ASSERT_NE(analysis, nullptr);
+  EXPECT_FALSE(analysis->isolated_baselines);
+  const auto rows = experiment_rows(f.results);
+  const auto m = by_name(rows);
+  const auto near = [&](const std::string& row, double expected) {
+    ASSERT_TRUE(m.count(row) && m.at(row).has_value()) << row;
+    EXPECT_NEAR(*m.at(row), expected, 1e-6 * std::max(1.0, std::abs(expected))) << row;
+  };
+  near("X/n_oracle", 4);  // 4 is within 2% of N_max's IPC and 3 was run and is not
+  near("X/n_opt_onac", 4);
+  near("X/n_opt_seq_det", 5);
+  near("X/detection_us_onac", 0.2);
+  near("X/detection_us_seq_det", 0.4);
+  near("X/ipc_percent_onac", 100.0 * 1000 / 1010);
+  near("X/energy_percent_onac", 80);
+  near("X/energy_percent_seq_det", 90);
+  near("X/energy_percent_oracle", 70);
+  // Y: 4 cores are 5% slower and 5 .. 7 were not run: 8 is the least run within 2%, not shown least.
+  EXPECT_FALSE(m.at("Y/n_oracle").has_value());
+  EXPECT_FALSE(m.at("Y/detection_us_onac").has_value()) << "ran out of thread blocks";
+  near("Y/n_opt_onac", 8);
+  near("type_a/kernels", 1);
+  near("type_a/detection_reduction_percent", 50);
+  near("type_a/energy_saving_percent_onac", 20);
+  near("type_a/energy_saving_percent_seq_det", 10);
+  near("type_a/energy_saving_percent_oracle", 30);
+  near("type_a/ipc_percent_seq_det", 100);
+  near("all/matches_oracle_onac", 1);
+  near("all/matches_oracle_seq_det", 0);
+  near("all/detected_onac", 1);
+  const std::string md = experiment_report_markdown(f.results, rows);
+  EXPECT_NE(md.find("| X | A | 96 | 4 | 4 | 5 | 0.2 us (19.8%) | 0.4 us (40.0%) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| Y | B | 96 | (8?) | 8 | 8 | - (out of thread blocks) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| energy below N_max, ONAC | 20.0% | 20% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("- X: 3: 0.900; 4: 0.990; 8: 1.000;"), std::string::npos) << md;
+
+  // Without the run at 3 cores, X's 4 is not shown to be the least either; the dry run lists every row.
+  Fixture holes = onac_grid();
+  holes.results.outcomes[3] = std::nullopt;  // X on three cores
+  EXPECT_FALSE(by_name(experiment_rows(holes.results)).at("X/n_oracle").has_value());
   holes.results.outcomes.assign(holes.results.outcomes.size(), std::nullopt);
   EXPECT_EQ(experiment_rows(holes.results).size(), rows.size());
 }

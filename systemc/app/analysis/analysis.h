@@ -34,6 +34,8 @@ struct AnalysisInfo {
 [[nodiscard]] AnalysisInfo awatramani_warp_schedulers_analysis();
 /// awatramani_perf_sat.cpp (Awatramani 4.3.3, Table 4.2, Figs. 4.5-4.7)
 [[nodiscard]] AnalysisInfo awatramani_perf_sat_analysis();
+/// awatramani_onac.cpp (Awatramani 4.4.3-4.4.4, Table 4.4, Figs. 4.14-4.16)
+[[nodiscard]] AnalysisInfo awatramani_onac_analysis();
 [[nodiscard]] AnalysisInfo liang_stm_analysis();  ///< liang_stm.cpp (Liang 6, Fig. 7)
 [[nodiscard]] AnalysisInfo kernelet_analysis();   ///< kernelet.cpp (Kernelet 5.4, Figs. 13-14)
 /// awatramani_interleaved.cpp (Awatramani 5.5, Table 5.2, Fig. 5.10)

@@ -11,6 +11,7 @@ const std::vector<AnalysisInfo>& analysis_registry() {
                                                      pai_table_analysis(),
                                                      awatramani_warp_schedulers_analysis(),
                                                      awatramani_perf_sat_analysis(),
+                                                     awatramani_onac_analysis(),
                                                      liang_stm_analysis(),
                                                      kernelet_analysis(),
                                                      awatramani_interleaved_analysis()};

@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "config/gpu_loader.h"
 #include "policy/registry.h"
 
 namespace gpumux {
@@ -53,6 +54,10 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                          {"warp_scheduler", warp_scheduler}});
     if (run.max_thread_blocks) runs_spec.back()["max_thread_blocks"] = *run.max_thread_blocks;
     if (run.perf_sat) runs_spec.back()["perf_sat"] = *run.perf_sat ? "on" : "off";
+    if (run.active_cores) runs_spec.back()["active_cores"] = detector_name(*run.active_cores);
+    if (run.power) runs_spec.back()["power"] = *run.power ? "on" : "off";
+    if (run.sms) runs_spec.back()["sms"] = *run.sms;
+    if (!run.only_workloads.empty()) runs_spec.back()["workloads"] = run.only_workloads;
   }
   j["grid"] = {{"workloads", g.workloads.size()},
                {"runs", runs_spec},
@@ -87,6 +92,7 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                   {"sm_model", sm_model},
                   {"warp_scheduler", warp_scheduler},
                   {"seed", c.seeds[point.seed]}};
+    if (run.sms) entry["sms"] = *run.sms;
     if (i < results.outcomes.size() && results.outcomes[i]) {
       const RunOutcome& o = *results.outcomes[i];
       const auto metric = [&](double v) { return o.valid && o.multiprogram ? json(v) : json(nullptr); };
@@ -132,6 +138,14 @@ nlohmann::json experiment_report_json(const ExperimentResults& results, const st
                            {"no_warp", o.warp.idle_no_warp},
                            {"other", o.warp.idle_other}}},
                          {"memory_requests", o.warp.memory_requests}};
+      }
+      // stats.json's records by the same field names (docs/user-guide.md "Active cores and power").
+      if (!o.active_cores.empty()) entry["active_cores"] = o.active_cores;
+      if (o.power.enabled) {
+        entry["power"] = {{"total_j", o.power.total_j},
+                          {"static_j", o.power.static_j},
+                          {"dynamic_j", o.power.dynamic_j},
+                          {"average_w", o.power.average_w}};
       }
     }
     runs.push_back(std::move(entry));

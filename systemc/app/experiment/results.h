@@ -69,6 +69,9 @@ struct RunOutcome {
   std::size_t kernel_launches = 0;  ///< all of them, listed or not
   WarpSmStats warp;                 ///< the SMs' warp-level figures summed (zero at TB level)
   TimePs memory_busy_ps = 0;        ///< memory controller busy time
+  /// Active-core detection (Awatramani 4.4), one record per kernel launch it ran on; empty when off.
+  std::vector<ActiveCoreRecord> active_cores;
+  PowerReport power;  ///< the power model's figures; enabled false when off
 };
 
 // By named fields: a grid's simulations make their outcomes in the child (run.cpp) and send them as JSON.
@@ -79,7 +82,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(KernelOutcome, name, process, start_ps, end_p
                                    perf_sat_settled_sms, workload_class)
 static_assert(field_count<KernelOutcome>() == 12, "KernelOutcome changed: update its JSON line");
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunOutcome, valid, multiprogram, stp, antt, fairness, simulated_ns,
-                                   preemptions, processes, kernels, kernel_launches, warp, memory_busy_ps)
+                                   preemptions, processes, kernels, kernel_launches, warp, memory_busy_ps,
+                                   active_cores, power)
+static_assert(field_count<RunOutcome>() == 14, "RunOutcome changed: update its JSON line");
 
 struct ExperimentResults {
   const ExperimentConfig* config = nullptr;

@@ -94,6 +94,8 @@ RunOutcome measure_outcome(const Workload& w, const RunResult& result, bool mult
     o.warp.l1_sector_merges += sm.warp.l1_sector_merges;
   }
   o.memory_busy_ps = result.memory.busy_ps;
+  o.active_cores = result.active_cores;
+  o.power = result.power;
   return o;
 }
 
