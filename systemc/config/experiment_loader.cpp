@@ -120,9 +120,9 @@ void read_run_sm(const YamlMap& m, ExperimentRun& run) {
 
 ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& earlier,
                        const std::filesystem::path& base) {
-  const YamlMap m(node, {"label", "policy", "preemption", "options", "copy_policy", "sm_model",
-                         "warp_scheduler", "max_thread_blocks", "perf_sat", "active_cores", "power", "sms",
-                         "workloads"});
+  const YamlMap m(node,
+                  {"label", "policy", "preemption", "options", "copy_policy", "sm_model", "warp_scheduler",
+                   "max_thread_blocks", "perf_sat", "active_cores", "power", "sms", "workloads"});
   ExperimentRun run;
   run.where = node.where();
   run.key = node.key();
@@ -196,7 +196,8 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
   if (const auto power = m.optional("power")) {
     const std::string value = power->as_string();
     if (value != "on" && value != "off") {
-      power->fail("must be on (the power and energy model, docs/config.md \"Power\") or off, not '" + value + "'");
+      power->fail("must be on (the power and energy model, docs/config.md \"Power\") or off, not '" + value +
+                  "'");
     }
     run.power = value == "on";
     run.power_where = power->where();
@@ -318,7 +319,8 @@ GpuConfig run_gpu(const GpuConfig& gpu, const ExperimentRun& run) {
     if (*run.sms > gpu.num_sms) {
       throw InputError(run.sms_where, run.key + ".sms",
                        std::to_string(*run.sms) + " SMs, but GPU '" + gpu.name + "' (" + gpu.source_file +
-                           ") has " + std::to_string(gpu.num_sms) + "; a run may lower the count, not raise it");
+                           ") has " + std::to_string(gpu.num_sms) +
+                           "; a run may lower the count, not raise it");
     }
     g.num_sms = *run.sms;
   }
@@ -353,9 +355,10 @@ void check_run_workloads(const ExperimentConfig& config, const ExpandedExperimen
     for (const ExperimentWorkload& w : e.workloads) names.push_back(w.workload.name);
     for (const std::string& wanted : run.only_workloads) {
       if (std::find(names.begin(), names.end(), wanted) != names.end()) continue;
-      throw InputError(run.only_workloads_where, run.key + ".workloads",
-                       "run '" + run.label + "' names workload '" + wanted +
-                           "', which is not in the grid; its workloads: " + config::join_choices(names, " and "));
+      throw InputError(
+          run.only_workloads_where, run.key + ".workloads",
+          "run '" + run.label + "' names workload '" + wanted +
+              "', which is not in the grid; its workloads: " + config::join_choices(names, " and "));
     }
   }
 }

@@ -577,8 +577,8 @@ ActiveCoreDetectorKind read_active_core_detector(const config::YamlNode& node) {
   if (value == "onac") return ActiveCoreDetectorKind::kOnac;
   if (value == "seq-det") return ActiveCoreDetectorKind::kSeqDet;
   if (value != "none") {
-    node.fail("must be none, onac (Awatramani 4.4.2) or seq-det (the sequential detector of 4.4), not '" + value +
-              "'");
+    node.fail("must be none, onac (Awatramani 4.4.2) or seq-det (the sequential detector of 4.4), not '" +
+              value + "'");
   }
   return ActiveCoreDetectorKind::kNone;
 }

@@ -290,10 +290,10 @@ TEST(ShippedExperiments, AwatramaniOnacBracketsEachKernelsOracle) {
   EXPECT_NO_THROW(validate_experiment(c, e));
   EXPECT_EQ(e.gpu.num_sms, 32U);
   const std::map<std::string, std::string> table_4_4 = {
-      {"LUD", "A"},    {"NN", "A"},     {"KM", "A"},    {"BT-K2", "A"}, {"BP-K2", "A"},
-      {"SRAD", "A"},   {"DCT-K1", "A"}, {"DCT-K2", "A"}, {"TP-K1", "A"}, {"TP-K2", "A"},
-      {"FWT", "A"},    {"CVSEP", "A"},  {"MS", "A"},     {"PATH", "B"},  {"BT-K1", "B"},
-      {"HS", "B"},     {"BP-K1", "B"},  {"CVT-K1", "B"}, {"CVT-K2", "B"}, {"DXTC", "B"}};
+      {"LUD", "A"},  {"NN", "A"},     {"KM", "A"},     {"BT-K2", "A"},  {"BP-K2", "A"},
+      {"SRAD", "A"}, {"DCT-K1", "A"}, {"DCT-K2", "A"}, {"TP-K1", "A"},  {"TP-K2", "A"},
+      {"FWT", "A"},  {"CVSEP", "A"},  {"MS", "A"},     {"PATH", "B"},   {"BT-K1", "B"},
+      {"HS", "B"},   {"BP-K1", "B"},  {"CVT-K1", "B"}, {"CVT-K2", "B"}, {"DXTC", "B"}};
   ASSERT_EQ(e.workloads.size(), table_4_4.size());
   for (const ExperimentWorkload& w : e.workloads) {
     const ProcessSpec& process = w.workload.processes.at(0);
@@ -326,11 +326,12 @@ TEST(ShippedExperiments, AwatramaniOnacBracketsEachKernelsOracle) {
       EXPECT_EQ(std::max(counts[0], counts[1]), std::min(counts[0], counts[1]) + 1) << name;
     }
   }
-  EXPECT_EQ(e.points.size(), 3 * table_4_4.size() + [&] {
-    std::size_t n = 0;
-    for (const auto& [name, counts] : oracle_counts) n += counts.size();
-    return n;
-  }());
+  EXPECT_EQ(
+      e.points.size(), 3 * table_4_4.size() + [&] {
+        std::size_t n = 0;
+        for (const auto& [name, counts] : oracle_counts) n += counts.size();
+        return n;
+      }());
   EXPECT_FALSE(uses_isolated_baselines(c));
 }
 
@@ -780,7 +781,8 @@ TEST_F(ExperimentErrors, ActiveCoresPowerSmsAndWorkloadsOfARun) {
   const std::string many = onac + "  - {label: a, policy: fcfs, sms: 33}\n";
   expect_error(error_of(many, true), line_of(many, "sms: 33"), "runs[1].sms", "33 SMs, but GPU");
   const std::string dss = onac + "  - {label: a, policy: dss, active_cores: onac}\n";
-  expect_error(error_of(dss, true), line_of(dss, "active_cores"), "runs[1].active_cores", "fcfs and fifo only");
+  expect_error(error_of(dss, true), line_of(dss, "active_cores"), "runs[1].active_cores",
+               "fcfs and fifo only");
   const std::string tb = onac + "  - {label: a, policy: fcfs, sm_model: tb, active_cores: seq-det}\n";
   expect_error(error_of(tb, true), line_of(tb, "active_cores"), "runs[1].active_cores", "thread-block level");
   const std::string tb_power = onac + "  - {label: a, policy: fcfs, sm_model: tb, power: on}\n";

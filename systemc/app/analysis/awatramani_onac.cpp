@@ -26,15 +26,16 @@ struct DetectorColumn {
   const char* title;  ///< in report.md
 };
 constexpr std::array<DetectorColumn, 2> kDetectors = {
-    {{ActiveCoreDetectorKind::kOnac, "onac", "ONAC"}, {ActiveCoreDetectorKind::kSeqDet, "seq_det", "Seq-Det"}}};
+    {{ActiveCoreDetectorKind::kOnac, "onac", "ONAC"},
+     {ActiveCoreDetectorKind::kSeqDet, "seq_det", "Seq-Det"}}};
 
 /// Where the grid's runs stand: N_max, one run per detector, the oracle's core counts.
 struct OnacRuns {
-  std::optional<std::size_t> n_max;                      ///< every core, no detector
-  std::array<std::optional<std::size_t>, 2> detectors;   ///< parallel to kDetectors, every core
-  std::map<std::uint32_t, std::size_t> oracle;           ///< fewer cores, no detector: N -> run
-  std::uint32_t cores = 0;                               ///< the GPU file's SMs
-  double tolerance = 0.02;                               ///< active_cores.tolerance (4.4.1.1)
+  std::optional<std::size_t> n_max;                     ///< every core, no detector
+  std::array<std::optional<std::size_t>, 2> detectors;  ///< parallel to kDetectors, every core
+  std::map<std::uint32_t, std::size_t> oracle;          ///< fewer cores, no detector: N -> run
+  std::uint32_t cores = 0;                              ///< the GPU file's SMs
+  double tolerance = 0.02;                              ///< active_cores.tolerance (4.4.1.1)
 };
 
 OnacRuns find_runs(const ExperimentResults& r) {
@@ -262,11 +263,15 @@ std::string onac_tables(const ExperimentResults& r, const std::vector<ReportRow>
   const auto label = [&](const std::optional<std::size_t>& run) {
     return run ? "`" + r.config->runs[*run].label + "`" : std::string("none");
   };
-  std::string md = "N_max run: " + label(runs.n_max) + " (" + std::to_string(runs.cores) + " cores); ONAC: " +
-                   label(runs.detectors[0]) + "; Seq-Det: " + label(runs.detectors[1]) + "; oracle runs (sms):";
-  for (const auto& [n, run] : runs.oracle) md += " " + std::to_string(n) + " = `" + r.config->runs[run].label + "`";
+  std::string md = "N_max run: " + label(runs.n_max) + " (" + std::to_string(runs.cores) +
+                   " cores); ONAC: " + label(runs.detectors[0]) + "; Seq-Det: " + label(runs.detectors[1]) +
+                   "; oracle runs (sms):";
+  for (const auto& [n, run] : runs.oracle) {
+    md += " " + std::to_string(n) + " = `" + r.config->runs[run].label + "`";
+  }
   md +=
-      ".\n\nIPC, power and energy relative to N_max; detection time from the kernel's first thread block to the "
+      ".\n\nIPC, power and energy relative to N_max; detection time from the kernel's first thread block to "
+      "the "
       "detecting sample's end, and its share of the kernel's time.\n\n"
       "| kernel | type | TBs | N_oracle | N_opt ONAC | N_opt Seq-Det | detection ONAC | detection Seq-Det | "
       "IPC oracle / ONAC / Seq-Det | power oracle / ONAC / Seq-Det | energy oracle / ONAC / Seq-Det |\n"
@@ -293,19 +298,21 @@ std::string onac_tables(const ExperimentResults& r, const std::vector<ReportRow>
     if (!k.n_oracle && k.n_oracle_unbracketed) {
       oracle = "(" + std::to_string(*k.n_oracle_unbracketed) + "?)";
     }
-    md += "| " + k.name + " | " + (k.type.empty() ? "-" : k.type) + " | " + std::to_string(tbs) + " | " + oracle +
-          " | " + number(a.n_opt, "%.0f") + " | " + number(s.n_opt, "%.0f") + " | " + detection(a) + " | " +
-          detection(s) + " | " + three(k.oracle_ipc_rel, a.ipc_rel, s.ipc_rel) + " | " +
-          three(k.oracle_power_rel, a.power_rel, s.power_rel) +
-          " | " + three(k.oracle_energy_rel, a.energy_rel, s.energy_rel) + " |\n";
+    md += "| " + k.name + " | " + (k.type.empty() ? "-" : k.type) + " | " + std::to_string(tbs) + " | " +
+          oracle + " | " + number(a.n_opt, "%.0f") + " | " + number(s.n_opt, "%.0f") + " | " + detection(a) +
+          " | " + detection(s) + " | " + three(k.oracle_ipc_rel, a.ipc_rel, s.ipc_rel) + " | " +
+          three(k.oracle_power_rel, a.power_rel, s.power_rel) + " | " +
+          three(k.oracle_energy_rel, a.energy_rel, s.energy_rel) + " |\n";
   }
   md += "\nN_oracle `(N?)`: N is the least core count run that is within " +
         number(100.0 * runs.tolerance, "%.0f") +
-        "% of N_max's IPC, but N - 1 was not run, so N is not shown to be the least (rerun scripts/onac --ship).\n";
+        "% of N_max's IPC, but N - 1 was not run, so N is not shown to be the least (rerun scripts/onac "
+        "--ship).\n";
   md += "\nType A kernels (" + number(cell("type_a/kernels", false), "%.0f") +
         "), means, the model beside the thesis (4.4.4):\n\n| figure | model | thesis |\n|---|---|---|\n";
   const std::array<std::pair<const char*, const char*>, 6> summary = {{
-      {"type_a/detection_reduction_percent", "detection time, ONAC shorter than Seq-Det by (kernels both detected)"},
+      {"type_a/detection_reduction_percent",
+       "detection time, ONAC shorter than Seq-Det by (kernels both detected)"},
       {"type_a/energy_saving_percent_onac", "energy below N_max, ONAC"},
       {"type_a/energy_saving_percent_seq_det", "energy below N_max, Seq-Det"},
       {"type_a/energy_saving_percent_oracle", "energy below N_max, oracle"},
@@ -317,12 +324,13 @@ std::string onac_tables(const ExperimentResults& r, const std::vector<ReportRow>
           number(cell(name, true), "%.0f%%") + " |\n";
   }
   md += "\nAll kernels: IPC of N_max " + number(cell("all/ipc_percent_onac", false), "%.1f%%") + " (ONAC), " +
-        number(cell("all/ipc_percent_seq_det", false), "%.1f%%") + " (Seq-Det); N_opt equal to N_oracle: " +
-        number(cell("all/matches_oracle_onac", false), "%.0f") + " (ONAC), " +
-        number(cell("all/matches_oracle_seq_det", false), "%.0f") + " (Seq-Det) of " +
-        number(cell("all/kernels", false), "%.0f") + "; detected before the thread blocks ran out: " +
-        number(cell("all/detected_onac", false), "%.0f") + " (ONAC), " +
-        number(cell("all/detected_seq_det", false), "%.0f") + " (Seq-Det).\n\nSamples (active cores: IPC, "
+        number(cell("all/ipc_percent_seq_det", false), "%.1f%%") +
+        " (Seq-Det); N_opt equal to N_oracle: " + number(cell("all/matches_oracle_onac", false), "%.0f") +
+        " (ONAC), " + number(cell("all/matches_oracle_seq_det", false), "%.0f") + " (Seq-Det) of " +
+        number(cell("all/kernels", false), "%.0f") +
+        "; detected before the thread blocks ran out: " + number(cell("all/detected_onac", false), "%.0f") +
+        " (ONAC), " + number(cell("all/detected_seq_det", false), "%.0f") +
+        " (Seq-Det).\n\nSamples (active cores: IPC, "
         "warp instructions per cycle of the GPU) per detector:\n\n";
   for (const KernelFigures& k : kernels) {
     for (std::size_t d = 0; d < kDetectors.size(); ++d) {
@@ -336,7 +344,9 @@ std::string onac_tables(const ExperimentResults& r, const std::vector<ReportRow>
   md += "\nOracle runs (N: IPC relative to N_max):\n\n";
   for (const KernelFigures& k : kernels) {
     md += "- " + k.name + ":";
-    for (const auto& [n, v] : k.ipc_rel_by_cores) md += " " + std::to_string(n) + ": " + number(v, "%.3f") + ";";
+    for (const auto& [n, v] : k.ipc_rel_by_cores) {
+      md += " " + std::to_string(n) + ": " + number(v, "%.3f") + ";";
+    }
     md += "\n";
   }
   return md + "\n";

@@ -9,7 +9,9 @@ const RunOutcome* ExperimentResults::outcome(std::size_t workload, std::size_t r
   // point_index is kNoPoint where a run's `workloads:` leaves the workload out; empty for a grid made by
   // hand with every point (tests).
   std::size_t index = cell;
-  if (!grid->point_index.empty()) index = cell < grid->point_index.size() ? grid->point_index[cell] : outcomes.size();
+  if (!grid->point_index.empty()) {
+    index = cell < grid->point_index.size() ? grid->point_index[cell] : outcomes.size();
+  }
   if (index >= outcomes.size() || !outcomes[index] || !outcomes[index]->valid) return nullptr;
   return &*outcomes[index];
 }
