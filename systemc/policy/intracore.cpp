@@ -32,11 +32,12 @@ const IntracorePolicy::CsbKernel* IntracorePolicy::CoreStatus::find(KernelId k) 
   return nullptr;
 }
 
-IntracorePolicy::IntracorePolicy(Mapping mapping, std::uint32_t ksb_entries, TimePs gather_ps)
-    : mapping_(mapping), gather_ps_(gather_ps), ksb_(ksb_entries) {}
+IntracorePolicy::IntracorePolicy(Mapping mapping, std::uint32_t ksb_entries, TimePs gather_ps,
+                                 CoreAssignment assignment)
+    : mapping_(mapping), assignment_(assignment), gather_ps_(gather_ps), ksb_(ksb_entries) {}
 
-const OptionSpecs& IntracorePolicy::option_specs() {
-  static const OptionSpecs specs = {
+const OptionSpecs& IntracorePolicy::option_specs(Mapping mapping) {
+  static const OptionSpecs interleaved = {
       OptionSpec::integer("ksb_entries", 1, 1024, 16,
                           "entries of the kernel status block (Awatramani Fig. 5.6): kernels that may be "
                           "scheduled at once; a launch beyond waits for an entry to be freed (5.4.1: the "
@@ -45,13 +46,26 @@ const OptionSpecs& IntracorePolicy::option_specs() {
                           "issue no thread block until this long after the first launch, so kernels "
                           "launched together start together (Fig. 5.8)"),
   };
-  return specs;
+  static const OptionSpecs baseline = [] {
+    OptionSpecs specs = interleaved;
+    specs.push_back(OptionSpec::choice(
+        "core_mapping", {"left-over", "round-robin"}, "left-over",
+        "left-over: every core assigned the oldest kernel with blocks left (the order the thesis's baseline "
+        "runs with, 5.3); round-robin: core c assigned the (c mod n)-th of the n kernels with blocks left "
+        "(5.4.1: \"maps kernels to cores in a round robin order\"), kernels on disjoint cores"));
+    return specs;
+  }();
+  return mapping == Mapping::kInterleaved ? interleaved : baseline;
 }
 
 std::unique_ptr<SchedulingPolicy> IntracorePolicy::create(Mapping mapping, const OptionValues& options) {
-  return std::make_unique<IntracorePolicy>(mapping,
-                                           static_cast<std::uint32_t>(options.integer("ksb_entries")),
-                                           static_cast<TimePs>(options.integer("gather_ns")) * 1000);
+  const CoreAssignment assignment =
+      mapping == Mapping::kBaseline && options.choice("core_mapping") == "round-robin"
+          ? CoreAssignment::kRoundRobin
+          : CoreAssignment::kLeftOver;
+  return std::make_unique<IntracorePolicy>(
+      mapping, static_cast<std::uint32_t>(options.integer("ksb_entries")),
+      static_cast<TimePs>(options.integer("gather_ns")) * 1000, assignment);
 }
 
 IntracorePolicy::KsbEntry* IntracorePolicy::entry_of(KernelId k) {
@@ -153,10 +167,15 @@ void IntracorePolicy::remap(EngineControl& control) {
   const auto share_count =
       static_cast<std::uint32_t>(std::min<std::size_t>(mapped_for_.size(), res.max_resident_kernels));
   if (mapping_ == Mapping::kBaseline) {
-    // Left-over order: every core is assigned the oldest kernel with blocks left.
-    const std::optional<KernelId> assigned =
-        mapped_for_.empty() ? std::nullopt : std::optional<KernelId>(mapped_for_.front());
-    for (CoreStatus& core : csb_) {
+    // Left-over: every core is assigned the oldest kernel with blocks left; round-robin: core c the
+    // (c mod n)-th of them.
+    for (std::size_t c = 0; c < csb_.size(); ++c) {
+      CoreStatus& core = csb_[c];
+      std::optional<KernelId> assigned;
+      if (!mapped_for_.empty()) {
+        assigned = assignment_ == CoreAssignment::kRoundRobin ? mapped_for_[c % mapped_for_.size()]
+                                                              : mapped_for_.front();
+      }
       core.assigned_kernel = assigned;
       if (assigned && queue_entry(core, *assigned) == nullptr) {
         core.queue.push_back({*assigned, control.kernel(*assigned).occupancy.tbs_per_sm, 0});

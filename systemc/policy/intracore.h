@@ -14,6 +14,11 @@
 //    on it (5.4.1: "launch of new thread blocks is stalled on cores for which the active kernel is
 //    different than the assigned kernel"; Fig. 5.7, core 16). This differs from `fifo` only at a kernel
 //    boundary: fifo lets the next kernel's blocks into room left over beside the previous kernel's.
+//    Option core_mapping=round-robin (5.4.1: "the baseline scheduler maps kernels to cores in a round
+//    robin order"): core c is assigned the (c mod n)-th of the n kernels with blocks left, in launch
+//    order, so concurrent kernels get disjoint cores (spatial multitasking); on every launch, last issue
+//    and exit the assignment is recomputed, and a core reassigned launches nothing until the blocks of
+//    its active kernel have drained (the same check).
 //
 // The partition rule (ours; 5.5.1 says only "resources within each core are first partitioned to
 // execute both the kernels. Once all the CTAs of the shorter kernel have been issued, the kernel
@@ -58,6 +63,9 @@ namespace gpumux {
 class IntracorePolicy final : public SchedulingPolicy {
  public:
   enum class Mapping : std::uint8_t { kInterleaved, kBaseline };
+  /// The baseline's kernel-to-core assignment (option core_mapping): every core the oldest kernel with
+  /// blocks left (left-over), or core c the (c mod n)-th of them (round-robin).
+  enum class CoreAssignment : std::uint8_t { kLeftOver, kRoundRobin };
 
   /// One KSB entry (Fig. 5.6). The grid and next block are linear block indices (the model has 1-D grids).
   struct KsbEntry {
@@ -86,9 +94,10 @@ class IntracorePolicy final : public SchedulingPolicy {
     [[nodiscard]] const CsbKernel* find(KernelId k) const;
   };
 
-  IntracorePolicy(Mapping mapping, std::uint32_t ksb_entries, TimePs gather_ps);
-  /// Options: ksb_entries=N, gather_ns=N.
-  [[nodiscard]] static const OptionSpecs& option_specs();
+  IntracorePolicy(Mapping mapping, std::uint32_t ksb_entries, TimePs gather_ps,
+                  CoreAssignment assignment = CoreAssignment::kLeftOver);
+  /// Options: ksb_entries=N, gather_ns=N; the baseline (leftover) also core_mapping=left-over|round-robin.
+  [[nodiscard]] static const OptionSpecs& option_specs(Mapping mapping);
   [[nodiscard]] static std::unique_ptr<SchedulingPolicy> create(Mapping mapping, const OptionValues& options);
 
   [[nodiscard]] std::string name() const override {
@@ -123,6 +132,7 @@ class IntracorePolicy final : public SchedulingPolicy {
   void hand_out(EngineControl& control);
 
   Mapping mapping_;
+  CoreAssignment assignment_;
   TimePs gather_ps_;
   std::optional<TimePs> first_arrival_;
   std::vector<KsbEntry> ksb_;           ///< option ksb_entries entries, fixed for the run

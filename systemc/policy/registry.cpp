@@ -46,14 +46,15 @@ const std::vector<PolicyInfo>& policy_registry() {
         {"interleaved",
          "intra-core concurrent kernels (Awatramani 5.4): every kernel mapped to every core, each core's "
          "resources split equally between the kernels with blocks left (kernel and core status blocks)",
-         IntracorePolicy::option_specs(),
+         IntracorePolicy::option_specs(IntracorePolicy::Mapping::kInterleaved),
          [](const OptionValues& o) {
            return IntracorePolicy::create(IntracorePolicy::Mapping::kInterleaved, o);
          }},
         {"leftover",
-         "Awatramani 5.4.1 baseline under the left-over order: every core assigned the oldest kernel with "
-         "blocks left; a core still holding another kernel's blocks launches none",
-         IntracorePolicy::option_specs(),
+         "Awatramani 5.4.1 baseline: every core assigned the oldest kernel with blocks left (left-over "
+         "order), or the kernels round robin over the cores (core_mapping=round-robin); a core still "
+         "holding another kernel's blocks launches none",
+         IntracorePolicy::option_specs(IntracorePolicy::Mapping::kBaseline),
          [](const OptionValues& o) {
            return IntracorePolicy::create(IntracorePolicy::Mapping::kBaseline, o);
          }},

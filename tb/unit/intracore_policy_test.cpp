@@ -130,6 +130,45 @@ TEST_F(IntracoreUnit, LeftoverCoreFinishesItsActiveKernelBeforeTheAssignedOne) {
   EXPECT_NO_THROW(driver_->check_final_invariants());
 }
 
+// 5.4.1's round-robin mapping: core c runs the (c mod n)-th kernel with blocks left, so two kernels get
+// disjoint cores; when one has launched all its blocks, its cores are reassigned and each takes the other
+// kernel once its own blocks have drained.
+TEST_F(IntracoreUnit, RoundRobinMappingGivesConcurrentKernelsDisjointCores) {
+  EXPECT_THROW(make("leftover", 4, {{"core_mapping", "spatial"}}), InputError);
+  EXPECT_THROW(make("interleaved", 4, {{"core_mapping", "round-robin"}}), InputError) << "leftover only";
+  make("leftover", 4, {{"core_mapping", "round-robin"}});
+  const KernelId a = launch(cta8("a", 100, 10 * kUs));  // alone: every core, 6 blocks each
+  const auto& policy = this->policy<IntracorePolicy>();
+  for (std::uint32_t s = 0; s < 4; ++s) EXPECT_EQ(resident(s, a), 6U) << s;
+  run_until(1 * kUs);
+  const KernelId b = launch(cta8("b", 12, 4 * kUs), 1);
+  // Two kernels with blocks left: a on cores 0 and 2, b on cores 1 and 3, which still hold a's blocks
+  // and launch nothing until they end (5.4.1).
+  for (std::uint32_t s = 0; s < 4; ++s) {
+    EXPECT_EQ(policy.core_status_block()[s].assigned_kernel, s % 2 == 0 ? a : b) << s;
+    EXPECT_EQ(resident(s, a), 6U) << s;
+    EXPECT_EQ(resident(s, b), 0U) << s;
+  }
+  EXPECT_EQ(policy.core_status_block()[1].active_kernel, a);
+  run_until(10 * kUs);  // a's first wave ends: cores 0 and 2 refill with a, 1 and 3 take all of b
+  EXPECT_EQ(resident(0, a), 6U);
+  EXPECT_EQ(resident(2, a), 6U);
+  EXPECT_EQ(resident(1, b), 6U);
+  EXPECT_EQ(resident(3, b), 6U);
+  EXPECT_EQ(resident(1, a), 0U);
+  EXPECT_FALSE(driver_->kernel(b).has_tbs_to_issue());
+  // b has launched every block: all cores are a's again, and cores 1 and 3 take a once b's blocks end.
+  run_until(14 * kUs);
+  for (std::uint32_t s = 0; s < 4; ++s) EXPECT_EQ(policy.core_status_block()[s].assigned_kernel, a) << s;
+  EXPECT_EQ(resident(1, b), 0U);
+  EXPECT_EQ(resident(1, a), 6U);
+  EXPECT_EQ(resident(3, a), 6U);
+  run_all();
+  EXPECT_NO_THROW(driver_->check_final_invariants());
+  EXPECT_LT(end_of(b), end_of(a));
+  for (const Ksb& e : policy.kernel_status_block()) EXPECT_FALSE(e.valid);
+}
+
 TEST_F(IntracoreUnit, AFullKernelStatusBlockHoldsTheLaunchUntilAnEntryIsFreed) {
   make("interleaved", 2, {{"ksb_entries", "1"}});
   const KernelId a = launch(cta8("a", 12, 5 * kUs));
