@@ -55,6 +55,8 @@ void DramChannel::push(std::uint64_t id, const DramAddress& where, bool is_write
   incoming.row = where.row;
   incoming.bank = where.bank;
   incoming.is_write = is_write;
+  // Pushes come in eligible order: only the first of the pending ones sets the next eligible cycle.
+  if (next_incoming_cycle_ == kNeverCycle) next_incoming_cycle_ = eligible_cycle;
   next_cycle_ = std::min(next_cycle_, eligible_cycle);
 }
 
@@ -72,10 +74,7 @@ void DramChannel::step(std::uint64_t cycle, std::vector<DramCompletion>& complet
     issue(cycle, completed);
     replan(cycle + 1);
   }
-  next_cycle_ = plan_.cycle;
-  if (incoming_front_ < incoming_.size()) {
-    next_cycle_ = std::min(next_cycle_, incoming_[incoming_front_].eligible_cycle);
-  }
+  next_cycle_ = std::min(plan_.cycle, next_incoming_cycle_);
 }
 
 int DramChannel::bank_state(std::uint32_t bank) const {
@@ -94,8 +93,9 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
     plan_dirty_ = true;
   }
   integrate(cycle * period_ps_);
-  for (; incoming_due(cycle); ++incoming_front_) {
-    const Incoming& incoming = incoming_[incoming_front_];
+  // Called when at least one is due (incoming_due()).
+  do {
+    const Incoming& incoming = incoming_[incoming_front_++];
     RequestQueue& queue = incoming.is_write ? writes_ : reads_;
     const std::uint32_t slot = enqueue(queue, incoming);
     ++queued_;
@@ -105,7 +105,9 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
       invalidate_candidate(queue, incoming.bank);
       if (incoming.is_write == draining_) plan_dirty_ = true;
     }
-  }
+  } while (incoming_front_ < incoming_.size() && incoming_[incoming_front_].eligible_cycle <= cycle);
+  next_incoming_cycle_ =
+      incoming_front_ < incoming_.size() ? incoming_[incoming_front_].eligible_cycle : kNeverCycle;
   // Drop the admitted entries: at once when none is left (the usual case), else once they are the larger
   // part, so a queue that never empties stays linear in its length.
   if (incoming_front_ == incoming_.size()) {

@@ -320,9 +320,7 @@ class DramChannel {
   };
 
   [[nodiscard]] std::size_t queued() const { return queued_; }
-  [[nodiscard]] bool incoming_due(std::uint64_t cycle) const {
-    return incoming_front_ < incoming_.size() && incoming_[incoming_front_].eligible_cycle <= cycle;
-  }
+  [[nodiscard]] bool incoming_due(std::uint64_t cycle) const { return next_incoming_cycle_ <= cycle; }
   [[nodiscard]] bool wants_drain() const;
   [[nodiscard]] std::uint64_t window_end(const RequestQueue& queue) const {
     return queue.size > queue.window ? requests_[queue.window_youngest].seq : kNeverCycle;
@@ -401,6 +399,7 @@ class DramChannel {
   std::vector<std::uint32_t> free_slots_;  // of requests_
   std::vector<Incoming> incoming_;
   std::size_t incoming_front_ = 0;
+  std::uint64_t next_incoming_cycle_ = kNeverCycle;  // incoming_[incoming_front_]'s eligible cycle, if any
   std::uint64_t next_seq_ = 0;
   RequestQueue reads_;
   RequestQueue writes_;
