@@ -30,10 +30,12 @@ DramChannel::DramChannel(const DramConfig& config, std::uint32_t index, TimePs p
       drain_low_(config.write_drain_low),
       hit_cap_(config.row_hit_cap),
       refresh_enabled_(config.refresh),
+      bank_count_(config.banks),
       bank_bits_(config.banks > 1 ? 64 - static_cast<unsigned>(__builtin_clzll(config.banks - 1)) : 0),
       bank_mask_(static_cast<std::uint32_t>((std::uint64_t{1} << bank_bits_) - 1)),
       banks_(config.banks),
-      refresh_due_(config.timing.tREFI) {
+      // Without refresh, never due: the hot paths test the due cycle alone.
+      refresh_due_(config.refresh ? config.timing.tREFI : kNeverCycle) {
   for (RequestQueue* queue : {&reads_, &writes_}) {
     queue->by_bank.resize(config.banks);
     queue->candidates.resize(config.banks);
@@ -235,7 +237,7 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
     plan_ = Plan{};
     return;
   }
-  if (refresh_enabled_ && refresh_due_ <= from) {
+  if (refresh_due_ <= from) {
     plan_refresh(from);
     return;
   }
@@ -244,7 +246,7 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
     fail(index_, std::to_string(queued()) + " requests queued but no command can ever issue");
   }
   // Refresh takes over when due: wake then to plan it (no command of this plan issues before).
-  if (refresh_enabled_ && plan_.cycle >= refresh_due_) plan_ = Plan{refresh_due_, Cmd::kNone, 0, 0};
+  if (plan_.cycle >= refresh_due_) plan_ = Plan{refresh_due_, Cmd::kNone, 0, 0};
 }
 
 [[gnu::always_inline]] inline void DramChannel::plan_requests(std::uint64_t from) {
@@ -258,11 +260,12 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
   const std::uint64_t end = window_end(queue);
   const std::uint64_t column_ready = std::max(from, writing ? write_ready_ : read_ready_);
   // The channel-wide bound of each command kind (indexed by Cmd), every one at least `from`.
-  const std::uint64_t channel_ready[] = {
-      kNeverCycle, std::max(from, act_ready_), from, column_ready, column_ready, kNeverCycle, kNeverCycle};
+  // A candidate's command is one of the first five; kNone's entry is never the larger (a bank without a
+  // command has bank_ready kNeverCycle).
+  const std::uint64_t channel_ready[] = {from, std::max(from, act_ready_), from, column_ready, column_ready};
   static_assert(static_cast<int>(Cmd::kNone) == 0 && static_cast<int>(Cmd::kActivate) == 1 &&
                 static_cast<int>(Cmd::kPrecharge) == 2 && static_cast<int>(Cmd::kRead) == 3 &&
-                static_cast<int>(Cmd::kWrite) == 4 && static_cast<int>(Cmd::kRefresh) == 6);
+                static_cast<int>(Cmd::kWrite) == 4);
 
   // Every candidate's earliest legal cycle is a max of fixed bounds, so between state changes the first
   // cycle anything issues is the minimum over the candidates, and the command issued then is the one the
@@ -291,11 +294,10 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
                                      __attribute__((always_inline)) { compute_candidate(b, queue, end); });
     // The banks without a candidate never win: when they are many, skip them; else look at every bank
     // in a loop without a data-dependent branch.
-    const auto banks = static_cast<std::uint32_t>(queue.candidates.size());
-    if (std::uint64_t{queue.with_count} * 4 <= banks) {
+    if (std::uint64_t{queue.with_count} * 4 <= bank_count_) {
       queue.with_candidate.visit_each<false>(consider);
     } else {
-      for (std::uint32_t b = 0; b < banks; ++b) consider(b);
+      for (std::uint32_t b = 0; b < bank_count_; ++b) consider(b);
     }
   }
   best.bank = static_cast<std::uint32_t>(best.key) & bank_mask_;  // (kNoKey: unused)

@@ -391,6 +391,7 @@ class DramChannel {
   std::size_t drain_low_;
   std::uint32_t hit_cap_;
   bool refresh_enabled_;
+  std::uint32_t bank_count_;
   unsigned bank_bits_;       // bits of a bank index in Candidate::rank
   std::uint32_t bank_mask_;  // (1 << bank_bits_) - 1
 
@@ -422,8 +423,8 @@ class DramChannel {
   std::uint64_t read_ready_ = 0;        // earliest RD by every channel constraint
   std::uint64_t write_ready_ = 0;       // earliest WR by every channel constraint
   std::uint64_t next_command_ = 0;      // one command per cycle: last command + 1
-  std::uint64_t refresh_due_ = 0;
-  std::uint64_t refresh_end_ = 0;  // last REF + tRFC
+  std::uint64_t refresh_due_ = 0;       // kNeverCycle without refresh
+  std::uint64_t refresh_end_ = 0;       // last REF + tRFC
 
   // Scheduler state.
   Plan plan_;
