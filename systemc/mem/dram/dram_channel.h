@@ -78,7 +78,7 @@
 // bank's command only if the bank had none or had a PRE for want of the hit it brings, and after an ACT
 // the bank's next command is known: its request's RD/WR). A candidate's key (cycle, rank) carries its
 // bank in the rank's low bits, so a decision is a loop without data-dependent branches that keeps one
-// minimum over the banks (over those with a command when they are few), or, when requests have only
+// minimum over the banks (over those with a command unless nearly all have one), or, when requests have only
 // entered the queue since the last decision, a comparison of the changed banks with its winner. The
 // channel computes the first cycle any candidate becomes legal and sleeps until then (or until a request
 // enters), which is exact because every rule above is a lower bound on a cycle that only commands or
@@ -298,8 +298,8 @@ class DramChannel {
     std::vector<BankList> by_bank;
     std::vector<Candidate> candidates;  // per bank
     // Sets of banks: those whose candidate is to be recomputed, and those with a candidate (a command; a
-    // decision looks at those only when they are few, as when requests are spread thin, rather than at
-    // every bank) and their count.
+    // decision looks at those only, rather than at every bank, unless nearly all banks have one) and
+    // their count.
     BankSet stale;
     BankSet with_candidate;
     std::uint32_t with_count = 0;
