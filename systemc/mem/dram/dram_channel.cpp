@@ -308,7 +308,7 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
   best_.key = best.key;
   best_.bank = best.bank;
   best_valid_ = true;
-  if (best.key == kNoKey) {
+  if (static_cast<std::uint64_t>(best.key >> 64U) == kNeverCycle) {  // kNoKey: a command's cycle is finite
     plan_ = Plan{};
     return;
   }
@@ -498,13 +498,11 @@ void DramChannel::plan_refresh(std::uint64_t from) {
   bank.pre_ready = std::max<std::uint64_t>(bank.pre_ready, cycle + t_.tRAS);
   invalidate_bank(bank_index);
   ++open_banks_;
-  faw_[faw_next_] = cycle;
+  faw_[faw_next_] = cycle + t_.tFAW;
   faw_next_ = (faw_next_ + 1) % 4;
-  ++activates_;
   rrd_ready_ = cycle + t_.tRRD;
-  // The slot to be overwritten next holds the fourth-latest ACT: the next ACT must be tFAW after it.
-  const std::uint64_t faw_ready = activates_ >= 4 ? faw_[faw_next_] + t_.tFAW : 0;
-  act_ready_ = std::max(rrd_ready_, faw_ready);
+  // The slot to be overwritten next holds the fourth-latest ACT plus tFAW: the next ACT's tFAW bound.
+  act_ready_ = std::max(rrd_ready_, faw_[faw_next_]);
 }
 
 [[gnu::always_inline]] inline void DramChannel::precharge(std::uint64_t cycle, std::uint32_t bank_index) {

@@ -165,15 +165,18 @@ class DramChannel {
   void step(std::uint64_t cycle, std::vector<DramCompletion>& completed);
 
   /// Brings the statistics and bank states up to `now_cycle` / `now_ps` (every step() at or before it
-  /// done): replays the refreshes of an idle channel up to now and integrates the queue occupancy.
-  /// Settling to one time and then to a later one is the same as settling to the later one only (the
-  /// replay stops and resumes at the same command; the integral is summed exactly), so the controller
-  /// may settle a channel only when it is read.
+  /// done; stats() is up to date only after it): replays the refreshes of an idle channel up to now and
+  /// integrates the queue occupancy. Settling to one time and then to a later one is the same as settling to
+  /// the later one only (the replay stops and resumes at the same command; the integral is summed exactly),
+  /// so the controller may settle a channel only when it is read.
   void settle(std::uint64_t now_cycle, TimePs now_ps) {
     // Inline and cheap: a logging controller calls it for every channel at every advance().
     now_cycle_ = now_cycle;
     if (queued_ == 0 && refresh_enabled_ && refresh_due_ <= now_cycle) catch_up_refresh(now_cycle + 1);
     integrate(now_ps);
+    // As a double only here, where the statistics are read from (the conversion takes several
+    // instructions, and integrate() runs at every request's admission and column command).
+    stats_.queue_occupancy_integral = static_cast<double>(occupancy_integral_);
   }
 
   [[nodiscard]] const ChannelStats& stats() const { return stats_; }
@@ -361,7 +364,6 @@ class DramChannel {
       // Summed exactly, so the integral does not depend on how often it is brought up to date (the
       // controller settles a channel when it is read); the double is exact below 2^53 request-ps.
       occupancy_integral_ += queued_ * (now_ps - integrated_to_ps_);
-      stats_.queue_occupancy_integral = static_cast<double>(occupancy_integral_);
     }
     integrated_to_ps_ = now_ps;
   }
@@ -413,9 +415,9 @@ class DramChannel {
   std::uint32_t open_banks_ = 0;
   std::uint64_t act_ready_ = 0;  // tRRD and tFAW
   std::uint64_t rrd_ready_ = 0;
-  std::array<std::uint64_t, 4> faw_{};  // the last four ACT cycles, a ring
+  // The last four ACT cycles plus tFAW, a ring (0 before the fourth ACT: no bound yet).
+  std::array<std::uint64_t, 4> faw_{};
   std::uint32_t faw_next_ = 0;
-  std::uint64_t activates_ = 0;
   std::uint64_t column_ready_ = 0;      // last column + max(tCCD, B)
   std::uint64_t read_after_write_ = 0;  // last WR + tWL + B + tWTR
   std::uint64_t write_after_read_ = 0;  // last RD + read_to_write_
