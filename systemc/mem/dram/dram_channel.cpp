@@ -31,6 +31,7 @@ DramChannel::DramChannel(const DramConfig& config, std::uint32_t index, TimePs p
       hit_cap_(config.row_hit_cap),
       refresh_enabled_(config.refresh),
       bank_count_(config.banks),
+      sparse_max_(config.banks * 3 / 4),
       bank_bits_(config.banks > 1 ? 64 - static_cast<unsigned>(__builtin_clzll(config.banks - 1)) : 0),
       bank_mask_(static_cast<std::uint32_t>((std::uint64_t{1} << bank_bits_) - 1)),
       banks_(config.banks),
@@ -120,7 +121,12 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
     incoming_front_ = 0;
   }
   stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queued());
-  if (wants_drain() != draining_) plan_dirty_ = true;
+  // A new mode takes a decision; the same one spares update_mode() the look at the new sizes.
+  if (wants_drain() != draining_) {
+    plan_dirty_ = true;
+  } else {
+    sizes_changed_ = false;
+  }
 }
 
 [[gnu::always_inline]] inline std::uint32_t DramChannel::enqueue(RequestQueue& queue,
@@ -296,7 +302,7 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
     // a loop without a data-dependent branch. (By the instruction counts of the bench's random pattern, a
     // bank visited costs about a third more than one looked at in the loop, so the loop pays once more than
     // three quarters of the banks have a candidate.)
-    if (std::uint64_t{queue.with_count} * 4 <= std::uint64_t{bank_count_} * 3) {
+    if (queue.with_count <= sparse_max_) {
       queue.with_candidate.visit_each<false>(consider);
     } else {
       for (std::uint32_t b = 0; b < bank_count_; ++b) consider(b);

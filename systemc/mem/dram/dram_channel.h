@@ -394,8 +394,9 @@ class DramChannel {
   std::uint32_t hit_cap_;
   bool refresh_enabled_;
   std::uint32_t bank_count_;
-  unsigned bank_bits_;       // bits of a bank index in Candidate::rank
-  std::uint32_t bank_mask_;  // (1 << bank_bits_) - 1
+  std::uint32_t sparse_max_;  // a decision visits the banks with a command when at most this many: 3/4
+  unsigned bank_bits_;        // bits of a bank index in Candidate::rank
+  std::uint32_t bank_mask_;   // (1 << bank_bits_) - 1
 
   // Requests: pushed and not yet admitted (in push order, from incoming_front_), and queued.
   std::vector<Request> requests_;
