@@ -78,7 +78,7 @@
 // bank's command only if the bank had none or had a PRE for want of the hit it brings, and after an ACT
 // the bank's next command is known: its request's RD/WR). A candidate's key (cycle, rank) carries its
 // bank in the rank's low bits, so a decision is a loop without data-dependent branches that keeps one
-// minimum over the banks (over those with a command when they are few), or, when requests have only
+// minimum over the banks (over those with a command unless nearly all have one), or, when requests have only
 // entered the queue since the last decision, a comparison of the changed banks with its winner. The
 // channel computes the first cycle any candidate becomes legal and sleeps until then (or until a request
 // enters), which is exact because every rule above is a lower bound on a cycle that only commands or
@@ -165,15 +165,18 @@ class DramChannel {
   void step(std::uint64_t cycle, std::vector<DramCompletion>& completed);
 
   /// Brings the statistics and bank states up to `now_cycle` / `now_ps` (every step() at or before it
-  /// done): replays the refreshes of an idle channel up to now and integrates the queue occupancy.
-  /// Settling to one time and then to a later one is the same as settling to the later one only (the
-  /// replay stops and resumes at the same command; the integral is summed exactly), so the controller
-  /// may settle a channel only when it is read.
+  /// done; stats() is up to date only after it): replays the refreshes of an idle channel up to now and
+  /// integrates the queue occupancy. Settling to one time and then to a later one is the same as settling to
+  /// the later one only (the replay stops and resumes at the same command; the integral is summed exactly),
+  /// so the controller may settle a channel only when it is read.
   void settle(std::uint64_t now_cycle, TimePs now_ps) {
     // Inline and cheap: a logging controller calls it for every channel at every advance().
     now_cycle_ = now_cycle;
     if (queued_ == 0 && refresh_enabled_ && refresh_due_ <= now_cycle) catch_up_refresh(now_cycle + 1);
     integrate(now_ps);
+    // As a double only here, where the statistics are read from (the conversion takes several
+    // instructions, and integrate() runs at every request's admission and column command).
+    stats_.queue_occupancy_integral = static_cast<double>(occupancy_integral_);
   }
 
   [[nodiscard]] const ChannelStats& stats() const { return stats_; }
@@ -298,8 +301,8 @@ class DramChannel {
     std::vector<BankList> by_bank;
     std::vector<Candidate> candidates;  // per bank
     // Sets of banks: those whose candidate is to be recomputed, and those with a candidate (a command; a
-    // decision looks at those only when they are few, as when requests are spread thin, rather than at
-    // every bank) and their count.
+    // decision looks at those only, rather than at every bank, unless nearly all banks have one) and
+    // their count.
     BankSet stale;
     BankSet with_candidate;
     std::uint32_t with_count = 0;
@@ -320,9 +323,7 @@ class DramChannel {
   };
 
   [[nodiscard]] std::size_t queued() const { return queued_; }
-  [[nodiscard]] bool incoming_due(std::uint64_t cycle) const {
-    return incoming_front_ < incoming_.size() && incoming_[incoming_front_].eligible_cycle <= cycle;
-  }
+  [[nodiscard]] bool incoming_due(std::uint64_t cycle) const { return next_incoming_cycle_ <= cycle; }
   [[nodiscard]] bool wants_drain() const;
   [[nodiscard]] std::uint64_t window_end(const RequestQueue& queue) const {
     return queue.size > queue.window ? requests_[queue.window_youngest].seq : kNeverCycle;
@@ -363,7 +364,6 @@ class DramChannel {
       // Summed exactly, so the integral does not depend on how often it is brought up to date (the
       // controller settles a channel when it is read); the double is exact below 2^53 request-ps.
       occupancy_integral_ += queued_ * (now_ps - integrated_to_ps_);
-      stats_.queue_occupancy_integral = static_cast<double>(occupancy_integral_);
     }
     integrated_to_ps_ = now_ps;
   }
@@ -393,14 +393,17 @@ class DramChannel {
   std::size_t drain_low_;
   std::uint32_t hit_cap_;
   bool refresh_enabled_;
-  unsigned bank_bits_;       // bits of a bank index in Candidate::rank
-  std::uint32_t bank_mask_;  // (1 << bank_bits_) - 1
+  std::uint32_t bank_count_;
+  std::uint32_t sparse_max_;  // a decision visits the banks with a command when at most this many: 3/4
+  unsigned bank_bits_;        // bits of a bank index in Candidate::rank
+  std::uint32_t bank_mask_;   // (1 << bank_bits_) - 1
 
   // Requests: pushed and not yet admitted (in push order, from incoming_front_), and queued.
   std::vector<Request> requests_;
   std::vector<std::uint32_t> free_slots_;  // of requests_
   std::vector<Incoming> incoming_;
   std::size_t incoming_front_ = 0;
+  std::uint64_t next_incoming_cycle_ = kNeverCycle;  // incoming_[incoming_front_]'s eligible cycle, if any
   std::uint64_t next_seq_ = 0;
   RequestQueue reads_;
   RequestQueue writes_;
@@ -413,9 +416,9 @@ class DramChannel {
   std::uint32_t open_banks_ = 0;
   std::uint64_t act_ready_ = 0;  // tRRD and tFAW
   std::uint64_t rrd_ready_ = 0;
-  std::array<std::uint64_t, 4> faw_{};  // the last four ACT cycles, a ring
+  // The last four ACT cycles plus tFAW, a ring (0 before the fourth ACT: no bound yet).
+  std::array<std::uint64_t, 4> faw_{};
   std::uint32_t faw_next_ = 0;
-  std::uint64_t activates_ = 0;
   std::uint64_t column_ready_ = 0;      // last column + max(tCCD, B)
   std::uint64_t read_after_write_ = 0;  // last WR + tWL + B + tWTR
   std::uint64_t write_after_read_ = 0;  // last RD + read_to_write_
@@ -423,8 +426,8 @@ class DramChannel {
   std::uint64_t read_ready_ = 0;        // earliest RD by every channel constraint
   std::uint64_t write_ready_ = 0;       // earliest WR by every channel constraint
   std::uint64_t next_command_ = 0;      // one command per cycle: last command + 1
-  std::uint64_t refresh_due_ = 0;
-  std::uint64_t refresh_end_ = 0;  // last REF + tRFC
+  std::uint64_t refresh_due_ = 0;       // kNeverCycle without refresh
+  std::uint64_t refresh_end_ = 0;       // last REF + tRFC
 
   // Scheduler state.
   Plan plan_;
