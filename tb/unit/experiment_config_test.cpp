@@ -833,6 +833,9 @@ TEST_F(ExperimentErrors, ActiveCoresPowerSmsAndWorkloadsOfARun) {
   EXPECT_EQ(j["grid"]["runs"][1]["active_cores"], "onac");
   EXPECT_EQ(j["grid"]["runs"][1]["power"], "on");
   EXPECT_EQ(j["grid"]["runs"][2]["workloads"], nlohmann::json::array({"LUD"}));
+  const std::string md = experiment_report_markdown(r, experiment_rows(r));
+  EXPECT_NE(md.find("`onac` = fcfs, active-core detector onac, power model on;"), std::string::npos) << md;
+  EXPECT_NE(md.find("`sms-4` = fifo, 4 SMs, on 1 workload only (LUD)"), std::string::npos) << md;
 }
 
 TEST_F(ExperimentErrors, RunsOnOtherSmsGetTheirOwnGpuAndBaselines) {

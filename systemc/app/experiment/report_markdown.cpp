@@ -9,6 +9,7 @@
 
 #include "app/analysis/registry.h"
 #include "app/experiment/plan.h"
+#include "config/gpu_loader.h"
 
 namespace gpumux {
 
@@ -232,6 +233,17 @@ std::string experiment_report_markdown(const ExperimentResults& results, const s
     if (!run.warp_scheduler.empty()) md += ", warp scheduler " + run.warp_scheduler;
     if (run.max_thread_blocks) md += ", " + std::to_string(*run.max_thread_blocks) + " thread blocks per SM";
     if (run.perf_sat) md += std::string(", Perf-Sat ") + (*run.perf_sat ? "on" : "off");
+    if (run.active_cores) md += ", active-core detector " + detector_name(*run.active_cores);
+    if (run.power) md += std::string(", power model ") + (*run.power ? "on" : "off");
+    if (run.sms) md += ", " + std::to_string(*run.sms) + " SMs";
+    if (!run.only_workloads.empty()) {
+      md += ", on " + std::to_string(run.only_workloads.size()) + " workload" +
+            (run.only_workloads.size() == 1 ? "" : "s") + " only (";
+      for (std::size_t w = 0; w < run.only_workloads.size(); ++w) {
+        md += (w == 0 ? "" : ", ") + run.only_workloads[w];
+      }
+      md += ")";
+    }
     if (r == 0) md += " (baseline)";
   }
   if (c.tb_rsd_percent) {
