@@ -181,12 +181,7 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
     run.max_thread_blocks_where = slots->where();
   }
   if (const auto perf_sat = m.optional("perf_sat")) {
-    const std::string value = perf_sat->as_string();
-    if (value != "on" && value != "off") {
-      perf_sat->fail("must be on (Perf-Sat throttles each SM's thread blocks, Awatramani 4.3) or off, not '" +
-                     value + "'");
-    }
-    run.perf_sat = value == "on";
+    run.perf_sat = perf_sat->as_on_off("Perf-Sat throttles each SM's thread blocks, Awatramani 4.3");
     run.perf_sat_where = perf_sat->where();
   }
   if (const auto detector = m.optional("active_cores")) {
@@ -194,12 +189,7 @@ ExperimentRun read_run(const YamlNode& node, const std::vector<ExperimentRun>& e
     run.active_cores_where = detector->where();
   }
   if (const auto power = m.optional("power")) {
-    const std::string value = power->as_string();
-    if (value != "on" && value != "off") {
-      power->fail("must be on (the power and energy model, docs/config.md \"Power\") or off, not '" + value +
-                  "'");
-    }
-    run.power = value == "on";
+    run.power = power->as_on_off("the power and energy model, docs/config.md \"Power\"");
     run.power_where = power->where();
   }
   if (const auto sms = m.optional("sms")) {
@@ -295,7 +285,7 @@ GpuConfig run_gpu(const GpuConfig& gpu, const ExperimentRun& run) {
                              "' detects active cores, which samples the kernel's IPC, but its SMs are "
                              "thread-block level; add sm_model: warp (docs/config.md \"Active cores\")");
       }
-      if (run.policy != "fcfs" && run.policy != "fifo") {
+      if (!active_cores_policy_supported(run.policy)) {
         throw InputError(run.active_cores_where, run.key + ".active_cores",
                          "run '" + run.label + "' detects active cores under policy '" + run.policy +
                              "': detection runs under fcfs and fifo only, whose SM choice leaves a paused SM "
@@ -631,12 +621,7 @@ ExperimentConfig load_experiment_at(const std::string& path, std::vector<std::st
     c.preemption_latency_scale = scale->as_number_in(0, 1000, "times");
   }
   if (const auto interference = m.optional("tb_interference")) {
-    const std::string value = interference->as_string();
-    if (value != "on" && value != "off") {
-      interference->fail("must be on (TB-level memory interference, Liang Eq. 3) or off, not '" + value +
-                         "'");
-    }
-    c.tb_interference = value == "on";
+    c.tb_interference = interference->as_on_off("TB-level memory interference, Liang Eq. 3");
   }
   if (const auto memory = m.optional("memory_model")) {
     const std::string value = memory->as_string();

@@ -335,12 +335,7 @@ MemoryConfig read_memory(const YamlNode& node) {
                              model + "'");
   }
   if (const auto interference = m.optional("tb_interference")) {
-    const std::string value = interference->as_string();
-    if (value != "on" && value != "off") {
-      interference->fail("must be on (thread-block-level memory interference, Liang Eq. 3) or off, not '" +
-                         value + "'");
-    }
-    mem.tb_interference = value == "on";
+    mem.tb_interference = interference->as_on_off("thread-block-level memory interference, Liang Eq. 3");
   }
   const auto dram_node = m.optional("dram");
   const auto l2_node = m.optional("l2");
@@ -452,12 +447,7 @@ PerfSatConfig read_perf_sat(const YamlMap& parent) {
   if (!node) return ps;
   const YamlMap m(*node, kPerfSatKeys);
   if (const auto enabled = m.optional("enabled")) {
-    const std::string value = enabled->as_string();
-    if (value != "on" && value != "off") {
-      enabled->fail("must be on (Perf-Sat throttles each SM's thread blocks, Awatramani 4.3) or off, not '" +
-                    value + "'");
-    }
-    ps.enabled = value == "on";
+    ps.enabled = enabled->as_on_off("Perf-Sat throttles each SM's thread blocks, Awatramani 4.3");
     ps.where = enabled->where();
   }
   // A sample shorter than a few hundred cycles holds no thread block's worth of work; 10^9 cycles is
@@ -496,11 +486,7 @@ PowerConfig read_power(const YamlMap& parent) {
   if (!node) return pw;
   const YamlMap m(*node, kPowerKeys);
   if (const auto enabled = m.optional("enabled")) {
-    const std::string value = enabled->as_string();
-    if (value != "on" && value != "off") {
-      enabled->fail("must be on (energy and power in stats.json) or off, not '" + value + "'");
-    }
-    pw.enabled = value == "on";
+    pw.enabled = enabled->as_on_off("energy and power in stats.json");
     pw.where = enabled->where();
   }
   // Bounds: a thousand watts per core or uncore, a microjoule per warp instruction and a nanojoule per bit
@@ -618,8 +604,10 @@ void check_perf_sat(const GpuConfig& gpu) {
           "or turn perf_sat off (docs/config.md \"Perf-Sat\")");
 }
 
+bool active_cores_policy_supported(const std::string& policy) { return policy == "fcfs" || policy == "fifo"; }
+
 void check_active_cores_policy(const GpuConfig& gpu, const std::string& policy) {
-  if (gpu.active_cores.detector == ActiveCoreDetectorKind::kNone || policy == "fcfs" || policy == "fifo") {
+  if (gpu.active_cores.detector == ActiveCoreDetectorKind::kNone || active_cores_policy_supported(policy)) {
     return;
   }
   throw InputError(

@@ -47,6 +47,10 @@ void check_perf_sat(const GpuConfig& gpu);
 /// InputError naming file, line and key for any other value.
 [[nodiscard]] ActiveCoreDetectorKind read_active_core_detector(const config::YamlNode& node);
 
+/// Whether active-core detection may run under `policy`: fcfs and fifo, whose SM choice leaves a paused SM
+/// idle (docs/config.md "Active cores").
+[[nodiscard]] bool active_cores_policy_supported(const std::string& policy);
+
 /// InputError naming the GPU file, the line and `active_cores.detector` when a detector is on under a
 /// policy other than fcfs or fifo (a paused SM must stay idle: docs/config.md "Active cores").
 void check_active_cores_policy(const GpuConfig& gpu, const std::string& policy);

@@ -131,6 +131,12 @@ std::string YamlNode::as_name() const {
   return name;
 }
 
+bool YamlNode::as_on_off(const std::string& on_means) const {
+  const std::string value = as_string();
+  if (value != "on" && value != "off") fail("must be on (" + on_means + ") or off, not '" + value + "'");
+  return value == "on";
+}
+
 std::string YamlNode::as_path_component() const {
   std::string name = as_name();
   if (name == "." || name == ".." || name.find_first_of("/\\") != std::string::npos) {

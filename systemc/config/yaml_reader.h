@@ -45,6 +45,8 @@ class YamlNode {
   /// A name (of a GPU, kernel, process, ...): as_string, on one line (no newline or tab), at most
   /// kMaxNameBytes long. Names end up in JSON, tables and file names.
   [[nodiscard]] std::string as_name() const;
+  /// A switch: `on` (true) or `off` (false); anything else fails with "must be on (`on_means`) or off".
+  [[nodiscard]] bool as_on_off(const std::string& on_means) const;
   /// A name that also becomes one component of an output path (`out/<workload name>/`): as_name, and
   /// not ".", "..", nor containing '/' or '\\', so it can never leave its output folder.
   [[nodiscard]] std::string as_path_component() const;

@@ -1059,6 +1059,13 @@ std::map<std::string, std::optional<double>> by_name(const std::vector<ReportRow
   return m;
 }
 
+/// Row `row` of `m` is present, has a value, and that value is `expected` to a part in a million.
+void expect_row_near(const std::map<std::string, std::optional<double>>& m, const std::string& row,
+                     double expected) {
+  ASSERT_TRUE(m.count(row) && m.at(row).has_value()) << row;
+  EXPECT_NEAR(*m.at(row), expected, 1e-6 * std::max(1.0, std::abs(expected))) << row;
+}
+
 TEST(ExperimentAnalyses, TanasicDssRatiosAgainstTheBaseline) {
   Fixture f = two_by_two();
   // Points: (w0 base), (w0 other), (w1 base), (w1 other).
@@ -1274,23 +1281,19 @@ TEST(ExperimentAnalyses, AwatramaniPerfSatOptimumSavingsAndClasses) {
   EXPECT_FALSE(analysis->isolated_baselines);
   const auto rows = experiment_rows(f.results);
   const auto m = by_name(rows);
-  const auto near = [&](const std::string& row, double expected) {
-    ASSERT_TRUE(m.count(row) && m.at(row).has_value()) << row;
-    EXPECT_NEAR(*m.at(row), expected, 1e-6 * std::max(1.0, std::abs(expected))) << row;
-  };
-  near("A/max", 4);
-  near("A/opt", 2);  // 3 is 0.8% faster than 2: under the 2% rule
-  near("B/opt", 4);
-  near("A/detected", 2.5);
-  near("A/resources_saved_percent", 100.0 * (1 - 2.5 / 4));
-  near("A/time_vs_max_percent", 100.0 * (63.0 / 70 - 1));
-  near("B/resources_saved_percent", 0);
-  near("B/time_vs_max_percent", 100.0 * (35.35 / 35 - 1));
-  near("B/settled_share", 1);
-  near("all/resources_saved_percent", (37.5 + 0) / 2);
-  near("class/MEM/kernels", 1);
-  near("class/MEM/resources_saved_percent", 37.5);
-  near("class/C-weak/kernels", 0);
+  expect_row_near(m, "A/max", 4);
+  expect_row_near(m, "A/opt", 2);  // 3 is 0.8% faster than 2: under the 2% rule
+  expect_row_near(m, "B/opt", 4);
+  expect_row_near(m, "A/detected", 2.5);
+  expect_row_near(m, "A/resources_saved_percent", 100.0 * (1 - 2.5 / 4));
+  expect_row_near(m, "A/time_vs_max_percent", 100.0 * (63.0 / 70 - 1));
+  expect_row_near(m, "B/resources_saved_percent", 0);
+  expect_row_near(m, "B/time_vs_max_percent", 100.0 * (35.35 / 35 - 1));
+  expect_row_near(m, "B/settled_share", 1);
+  expect_row_near(m, "all/resources_saved_percent", (37.5 + 0) / 2);
+  expect_row_near(m, "class/MEM/kernels", 1);
+  expect_row_near(m, "class/MEM/resources_saved_percent", 37.5);
+  expect_row_near(m, "class/C-weak/kernels", 0);
   EXPECT_FALSE(m.at("class/C-weak/resources_saved_percent").has_value());
   const std::string md = experiment_report_markdown(f.results, rows);
   EXPECT_NE(md.find("| A | 4 | - | 2 | 2 | 2.50 | 100% | MEM | MEM | MEM | -10.00% | 37.5% |"),
@@ -1403,32 +1406,28 @@ TEST(ExperimentAnalyses, AwatramaniOnacOracleDetectionAndEnergy) {
   EXPECT_FALSE(analysis->isolated_baselines);
   const auto rows = experiment_rows(f.results);
   const auto m = by_name(rows);
-  const auto near = [&](const std::string& row, double expected) {
-    ASSERT_TRUE(m.count(row) && m.at(row).has_value()) << row;
-    EXPECT_NEAR(*m.at(row), expected, 1e-6 * std::max(1.0, std::abs(expected))) << row;
-  };
-  near("X/n_oracle", 4);  // 4 is within 2% of N_max's IPC and 3 was run and is not
-  near("X/n_opt_onac", 4);
-  near("X/n_opt_seq_det", 5);
-  near("X/detection_us_onac", 0.2);
-  near("X/detection_us_seq_det", 0.4);
-  near("X/ipc_percent_onac", 100.0 * 1000 / 1010);
-  near("X/energy_percent_onac", 80);
-  near("X/energy_percent_seq_det", 90);
-  near("X/energy_percent_oracle", 70);
+  expect_row_near(m, "X/n_oracle", 4);  // 4 is within 2% of N_max's IPC and 3 was run and is not
+  expect_row_near(m, "X/n_opt_onac", 4);
+  expect_row_near(m, "X/n_opt_seq_det", 5);
+  expect_row_near(m, "X/detection_us_onac", 0.2);
+  expect_row_near(m, "X/detection_us_seq_det", 0.4);
+  expect_row_near(m, "X/ipc_percent_onac", 100.0 * 1000 / 1010);
+  expect_row_near(m, "X/energy_percent_onac", 80);
+  expect_row_near(m, "X/energy_percent_seq_det", 90);
+  expect_row_near(m, "X/energy_percent_oracle", 70);
   // Y: 4 cores are 5% slower and 5 .. 7 were not run: 8 is the least run within 2%, not shown least.
   EXPECT_FALSE(m.at("Y/n_oracle").has_value());
   EXPECT_FALSE(m.at("Y/detection_us_onac").has_value()) << "ran out of thread blocks";
-  near("Y/n_opt_onac", 8);
-  near("type_a/kernels", 1);
-  near("type_a/detection_reduction_percent", 50);
-  near("type_a/energy_saving_percent_onac", 20);
-  near("type_a/energy_saving_percent_seq_det", 10);
-  near("type_a/energy_saving_percent_oracle", 30);
-  near("type_a/ipc_percent_seq_det", 100);
-  near("all/matches_oracle_onac", 1);
-  near("all/matches_oracle_seq_det", 0);
-  near("all/detected_onac", 1);
+  expect_row_near(m, "Y/n_opt_onac", 8);
+  expect_row_near(m, "type_a/kernels", 1);
+  expect_row_near(m, "type_a/detection_reduction_percent", 50);
+  expect_row_near(m, "type_a/energy_saving_percent_onac", 20);
+  expect_row_near(m, "type_a/energy_saving_percent_seq_det", 10);
+  expect_row_near(m, "type_a/energy_saving_percent_oracle", 30);
+  expect_row_near(m, "type_a/ipc_percent_seq_det", 100);
+  expect_row_near(m, "all/matches_oracle_onac", 1);
+  expect_row_near(m, "all/matches_oracle_seq_det", 0);
+  expect_row_near(m, "all/detected_onac", 1);
   const std::string md = experiment_report_markdown(f.results, rows);
   EXPECT_NE(md.find("| X | A | 96 | 4 | 4 | 5 | 0.2 us (19.8%) | 0.4 us (40.0%) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| Y | B | 96 | (8?) | 8 | 8 | - (out of thread blocks) |"), std::string::npos) << md;
@@ -1463,34 +1462,30 @@ TEST(ExperimentAnalyses, AwatramaniWarpSchedulersSpeedupsIdleAndTypeMeans) {
   EXPECT_FALSE(uses_isolated_baselines(f.config));
   const auto rows = experiment_rows(f.results);
   const auto m = by_name(rows);
-  const auto near = [&](const std::string& row, double expected) {
-    ASSERT_TRUE(m.count(row) && m.at(row).has_value()) << row;
-    EXPECT_NEAR(*m.at(row), expected, 1e-6 * std::max(1.0, std::abs(expected))) << row;
-  };
-  near("Heart/single/gto_over_rr", 1000.0 / 1200);
-  near("Heart/single/pa_over_rr", 1000.0 / 1100);
-  near("Heart/single/pa_over_gto", 1200.0 / 1100);
-  near("Heart/two/gto_over_rr", 1000.0 / 1100);
-  near("Heart/two/pa_over_gto", 1100.0 / 1050);
-  near("Heart/single/idle_gto_vs_rr_pct", 50);
-  near("Heart/two/idle_gto_vs_rr_pct", 100);
-  near("LUD/single/idle_gto_vs_rr_pct", -50);
-  near("LUD/gto/cycles", 900);
-  near("LUD/gto/idle_share", 0.1);
+  expect_row_near(m, "Heart/single/gto_over_rr", 1000.0 / 1200);
+  expect_row_near(m, "Heart/single/pa_over_rr", 1000.0 / 1100);
+  expect_row_near(m, "Heart/single/pa_over_gto", 1200.0 / 1100);
+  expect_row_near(m, "Heart/two/gto_over_rr", 1000.0 / 1100);
+  expect_row_near(m, "Heart/two/pa_over_gto", 1100.0 / 1050);
+  expect_row_near(m, "Heart/single/idle_gto_vs_rr_pct", 50);
+  expect_row_near(m, "Heart/two/idle_gto_vs_rr_pct", 100);
+  expect_row_near(m, "LUD/single/idle_gto_vs_rr_pct", -50);
+  expect_row_near(m, "LUD/gto/cycles", 900);
+  expect_row_near(m, "LUD/gto/idle_share", 0.1);
   // Types: Heart is B at both levels; LUD (A/B) is A single-level and B two-level.
-  near("A/single/kernels", 1);
-  near("B/single/kernels", 1);
-  near("A/two/kernels", 0);
-  near("B/two/kernels", 2);
-  near("A/single/gto_over_rr", 1000.0 / 900);
-  near("B/two/rr_over_gto", (1100.0 / 1000 + 1050.0 / 1000) / 2);
-  near("B/two/gto_over_rr", (1000.0 / 1100 + 1000.0 / 1050) / 2);
-  near("B/two/pa_over_rr", (1000.0 / 1050 + 1000.0 / 1000) / 2);
+  expect_row_near(m, "A/single/kernels", 1);
+  expect_row_near(m, "B/single/kernels", 1);
+  expect_row_near(m, "A/two/kernels", 0);
+  expect_row_near(m, "B/two/kernels", 2);
+  expect_row_near(m, "A/single/gto_over_rr", 1000.0 / 900);
+  expect_row_near(m, "B/two/rr_over_gto", (1100.0 / 1000 + 1050.0 / 1000) / 2);
+  expect_row_near(m, "B/two/gto_over_rr", (1000.0 / 1100 + 1000.0 / 1050) / 2);
+  expect_row_near(m, "B/two/pa_over_rr", (1000.0 / 1050 + 1000.0 / 1000) / 2);
   // Fig. 3.8: the type's mean idle shares, then GTO against RR.
-  near("B/two/idle_gto_vs_rr_pct", ((0.1 + 0.3) / 2 / ((0.05 + 0.3) / 2) - 1) * 100);
-  near("A/single/model_type_agrees", 1);  // LUD: GTO 11% faster
-  near("B/single/model_type_agrees", 1);  // Heart: GTO 17% slower
-  near("B/two/model_type_agrees", 2);     // Heart 9% slower, LUD 5% slower
+  expect_row_near(m, "B/two/idle_gto_vs_rr_pct", ((0.1 + 0.3) / 2 / ((0.05 + 0.3) / 2) - 1) * 100);
+  expect_row_near(m, "A/single/model_type_agrees", 1);  // LUD: GTO 11% faster
+  expect_row_near(m, "B/single/model_type_agrees", 1);  // Heart: GTO 17% slower
+  expect_row_near(m, "B/two/model_type_agrees", 2);     // Heart 9% slower, LUD 5% slower
   EXPECT_FALSE(m.at("A/two/gto_over_rr").has_value()) << "no type-A kernel at two levels";
 
   const std::string md = experiment_report_markdown(f.results, rows);

@@ -175,11 +175,6 @@ std::optional<double> percent(const std::optional<double>& fraction) {
   return 100.0 * *fraction;
 }
 
-std::optional<double> as_number(const std::optional<std::uint32_t>& v) {
-  if (!v) return std::nullopt;
-  return static_cast<double>(*v);
-}
-
 std::vector<ReportRow> analyze_onac(const ExperimentResults& r) {
   const OnacRuns runs = find_runs(r);
   const std::vector<KernelFigures> kernels = kernel_figures(r, runs);

@@ -137,11 +137,6 @@ std::vector<KernelFigures> kernel_figures(const ExperimentResults& r) {
   return kernels;
 }
 
-std::optional<double> as_number(const std::optional<std::uint32_t>& v) {
-  if (!v) return std::nullopt;
-  return static_cast<double>(*v);
-}
-
 std::vector<ReportRow> analyze_perf_sat(const ExperimentResults& r) {
   std::vector<ReportRow> rows;
   const std::vector<KernelFigures> kernels = kernel_figures(r);

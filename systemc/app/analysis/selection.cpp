@@ -67,6 +67,11 @@ std::string lower(std::string text) {
   return text;
 }
 
+std::optional<double> as_number(const std::optional<std::uint32_t>& v) {
+  if (!v) return std::nullopt;
+  return static_cast<double>(*v);
+}
+
 std::string number(const std::optional<double>& v, const char* format) {
   if (!v) return "-";
   char text[64];

@@ -75,6 +75,9 @@ void for_each_pair(const ExperimentResults& r, std::size_t count, std::size_t ba
   }
 }
 
+/// A count as a report figure; empty stays empty (a null in the report).
+[[nodiscard]] std::optional<double> as_number(const std::optional<std::uint32_t>& v);
+
 /// `v` printed with printf `format` for report.md tables; "-" when there is no value.
 [[nodiscard]] std::string number(const std::optional<double>& v, const char* format);
 
