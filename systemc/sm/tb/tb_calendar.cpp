@@ -15,10 +15,22 @@ TbCalendar::TbCalendar(const sc_core::sc_module_name& name, bool run_ahead)
 }
 
 std::uint32_t TbCalendar::add(TbCalendarClient& client) {
+  const auto slot = static_cast<std::uint32_t>(clients_.size());
   clients_.push_back(&client);
-  due_.push_back(kNever);
-  pos_.push_back(kNone);
-  return static_cast<std::uint32_t>(clients_.size() - 1);
+  if (clients_.size() > leaves_) {
+    // Twice the leaves (at elaboration, as the SMs register): the slots so far keep their due times.
+    std::vector<Entry> old(tree_.begin() + leaves_, tree_.end());
+    leaves_ *= 2;
+    tree_.assign(2 * std::size_t{leaves_}, Entry{});
+    for (std::uint32_t s = 0; s < leaves_; ++s) tree_[leaves_ + s].slot = s;
+    for (std::size_t s = 0; s < old.size(); ++s) tree_[leaves_ + s] = old[s];
+    for (std::size_t i = leaves_ - 1; i >= 1; --i) {
+      const Entry& left = tree_[2 * i];
+      const Entry& right = tree_[2 * i + 1];
+      tree_[i] = right.due < left.due ? right : left;
+    }
+  }
+  return slot;
 }
 
 void TbCalendar::schedule(std::uint32_t slot, TimePs at) {
@@ -26,63 +38,30 @@ void TbCalendar::schedule(std::uint32_t slot, TimePs at) {
     rescheduled_ = at;
     return;
   }
-  if (due_[slot] == at) return;
-  due_[slot] = at;
-  fix(slot);
+  if (tree_[leaves_ + slot].due == at) return;
+  update(slot, at);
   // Called from another process while the thread waits for a later instant: wake it to look again.
   if (!running_ && at < waiting_until_) changed_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void TbCalendar::fix(std::uint32_t slot) {
-  std::size_t i = pos_[slot];
-  if (due_[slot] == kNever) {
-    if (i == kNone) return;
-    // Out: the last slot takes its place and moves whichever way it must.
-    const std::uint32_t last = heap_.back();
-    heap_.pop_back();
-    pos_[slot] = kNone;
-    if (last == slot) return;
-    place(i, last);
-    sift_up(i);
-    sift_down(pos_[last]);
-    return;
+void TbCalendar::update(std::uint32_t slot, TimePs at) {
+  std::size_t i = leaves_ + slot;
+  // The winner so far stays in registers; each level reads only the sibling, so the loads do not wait
+  // for the stores of the level below.
+  Entry winner{at, slot};
+  tree_[i] = winner;
+  for (; i > 1; i /= 2) {
+    const Entry& sibling = tree_[i ^ 1U];
+    // Every left subtree's slots are below its right sibling's: the left child wins a tie. The choice is
+    // made with a mask, not a branch: which side wins is as good as random, and a mispredicted branch
+    // per level was most of this function's time.
+    const auto earlier = static_cast<std::uint64_t>(sibling.due < winner.due);
+    const auto equal = static_cast<std::uint64_t>(sibling.due == winner.due);
+    const std::uint64_t take = std::uint64_t{0} - (earlier | (equal & (i & 1U)));
+    winner.due = (sibling.due & take) | (winner.due & ~take);
+    winner.slot = static_cast<std::uint32_t>((sibling.slot & take) | (winner.slot & ~take));
+    tree_[i / 2] = winner;
   }
-  if (i == kNone) {
-    i = heap_.size();
-    heap_.push_back(slot);
-    pos_[slot] = static_cast<std::uint32_t>(i);
-  }
-  sift_up(i);
-  sift_down(pos_[slot]);
-}
-
-void TbCalendar::sift_up(std::size_t i) {
-  const std::uint32_t slot = heap_[i];
-  while (i > 0) {
-    const std::size_t parent = (i - 1) / kArity;
-    if (!before(slot, heap_[parent])) break;
-    place(i, heap_[parent]);
-    i = parent;
-  }
-  place(i, slot);
-}
-
-void TbCalendar::sift_down(std::size_t i) {
-  const std::uint32_t slot = heap_[i];
-  const std::size_t n = heap_.size();
-  for (;;) {
-    const std::size_t first = kArity * i + 1;
-    if (first >= n) break;
-    std::size_t child = first;
-    const std::size_t end = std::min(first + kArity, n);
-    for (std::size_t c = first + 1; c < end; ++c) {
-      if (before(heap_[c], heap_[child])) child = c;
-    }
-    if (!before(heap_[child], slot)) break;
-    place(i, heap_[child]);
-    i = child;
-  }
-  place(i, slot);
 }
 
 void TbCalendar::catch_up() {
@@ -95,7 +74,7 @@ void TbCalendar::run() {
   running_ = true;
   for (;;) {
     const TimePs sc_now = sc_core::sc_time_stamp().value();
-    if (heap_.empty()) {
+    if (top().due == kNever) {
       horizon_valid_ = false;
       running_ = false;
       waiting_until_ = kNever;
@@ -103,11 +82,11 @@ void TbCalendar::run() {
       running_ = true;
       continue;
     }
-    const TimePs at = due_[heap_.front()];
+    const TimePs at = top().due;
     if (at < sc_now) {
       throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(sc_now)) +
                                " ns: a thread-block completion was scheduled in the past, at " +
-                               std::to_string(ns_from_ps(at)) + " ns (SM " + std::to_string(heap_.front()) +
+                               std::to_string(ns_from_ps(at)) + " ns (SM " + std::to_string(top().slot) +
                                ")");
     }
     if (at > sc_now) {
@@ -148,14 +127,13 @@ void TbCalendar::run() {
     local_ps_ = at;
     in_instant_ = true;
     // Every SM due at `at`, in slot order; one may make another due at `at` too.
-    while (!heap_.empty() && due_[heap_.front()] == at) {
-      const std::uint32_t slot = heap_.front();
+    while (top().due == at) {
+      const std::uint32_t slot = top().slot;
       dispatching_ = slot;
       rescheduled_ = kNever;  // what it schedules while it completes, if anything
       clients_[slot]->complete_due(at);
       dispatching_ = kNone;
-      due_[slot] = rescheduled_;
-      fix(slot);
+      update(slot, rescheduled_);
     }
     if (end_requested_) {
       // May make SMs due at `at` again (a rate change re-times them): the next round handles them.

@@ -71,29 +71,28 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
 
  private:
   static constexpr std::uint32_t kNone = 0xFFFF'FFFFU;
-  /// Children per heap node: four halves the depth of a binary heap (132 SMs: 4 levels instead of 8),
-  /// and a node's children share a cache line.
-  static constexpr std::size_t kArity = 4;
-  /// Heap order: by due time, then slot.
-  [[nodiscard]] bool before(std::uint32_t a, std::uint32_t b) const {
-    return due_[a] != due_[b] ? due_[a] < due_[b] : a < b;
-  }
+  /// A slot's next completion, as the tree holds it.
+  struct Entry {
+    TimePs due = kNever;
+    std::uint32_t slot = kNone;
+  };
+  /// The earliest completion of all (due kNever: none), by (due time, slot).
+  [[nodiscard]] const Entry& top() const { return tree_[1]; }
   void run();
   void catch_up();
-  /// Puts `slot` where its due time belongs: into the heap, out of it (kNever), up or down.
-  void fix(std::uint32_t slot);
-  void sift_up(std::size_t i);
-  void sift_down(std::size_t i);
-  void place(std::size_t i, std::uint32_t slot) {
-    heap_[i] = slot;
-    pos_[slot] = static_cast<std::uint32_t>(i);
-  }
+  /// Sets `slot`'s due time and replays its matches up to the root.
+  void update(std::uint32_t slot, TimePs at);
 
   bool run_ahead_;
   std::vector<TbCalendarClient*> clients_;
-  std::vector<TimePs> due_;          ///< per slot: its next completion (kNever: none)
-  std::vector<std::uint32_t> pos_;   ///< per slot: its index in heap_, kNone when not in it
-  std::vector<std::uint32_t> heap_;  ///< 4-ary min-heap of the slots with a completion, by before()
+  /// A winner tree over the slots (issue 20: a thread-block completion changes one SM's entry, the one
+  /// just taken from the top, and a 4-ary heap's sift-down was the model's largest cost): leaves_ leaves,
+  /// a power of two, at tree_[leaves_ + slot], padding with due kNever; node i holds the earlier of its
+  /// children 2i and 2i + 1, the left one on a tie, so that equal times go in slot order; the root is
+  /// tree_[1]. An update replays the matches on the slot's path, log2(leaves_) of them, without
+  /// branches on the data.
+  std::vector<Entry> tree_ = {Entry{}, Entry{kNever, 0}};
+  std::uint32_t leaves_ = 1;
   /// The slot whose completions are being handled (kNone: none): what it schedules meanwhile is kept in
   /// rescheduled_ and applied when it returns, so its heap entry moves once per instant.
   std::uint32_t dispatching_ = kNone;
