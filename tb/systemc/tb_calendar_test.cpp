@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 
 #include "common/test_support.h"
 #include "core/processes.h"
+#include "core/rng.h"
 #include "sm/tb/tb_calendar.h"
 #include "top/simulation.h"
 
@@ -118,6 +121,54 @@ TEST(TbCalendar, OrdersAnInstantByOtherActivityThenSlotAndRunsAheadOnlyWhenAlone
   EXPECT_GE(ahead.at("ahead").get<int>(), 1);
   EXPECT_EQ(in_step.at("ahead").get<int>(), 0);
   EXPECT_EQ(in_step.at("in_step").get<int>(), 4);
+}
+
+/// 13 fake SMs (the calendar's tree grows to 16 leaves, three of them padding), each completing at 40
+/// times drawn from a few nanoseconds apart so that many SMs share an instant: the calls must come in
+/// (time, slot) order, every planned completion once, running ahead or not.
+TEST(TbCalendar, CallsEverySmInTimeThenSlotOrderAcrossManySms) {
+  constexpr std::uint32_t kSms = 13;
+  constexpr std::size_t kPerSm = 40;
+  std::vector<std::vector<TimePs>> plans(kSms);
+  std::vector<std::string> expected;
+  {
+    Rng rng(7, 0);
+    std::vector<std::pair<TimePs, std::uint32_t>> all;
+    for (std::uint32_t s = 0; s < kSms; ++s) {
+      TimePs at = 0;
+      for (std::size_t k = 0; k < kPerSm; ++k) {
+        at += (1 + rng.below(4)) * kNs;  // 1 to 4 ns apart: ties between SMs are common
+        plans[s].push_back(at);
+        all.emplace_back(at, s);
+      }
+    }
+    std::sort(all.begin(), all.end());
+    for (const auto& [at, s] : all) {
+      expected.push_back("s" + std::to_string(s) + "@" + std::to_string(at / kNs));
+    }
+  }
+  for (const bool run_ahead : {true, false}) {
+    const nlohmann::json out = run_in_child([run_ahead, &plans] {
+      sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+      nlohmann::json log = nlohmann::json::array();
+      auto calendar = std::make_unique<TbCalendar>("calendar", run_ahead);
+      std::vector<std::unique_ptr<FakeSm>> sms;
+      for (std::uint32_t s = 0; s < plans.size(); ++s) {
+        sms.push_back(std::make_unique<FakeSm>(*calendar, "s" + std::to_string(s), plans[s], log));
+      }
+      // Started in reverse slot order: the order of schedule() calls must not matter.
+      for (auto it = sms.rbegin(); it != sms.rend(); ++it) {
+        (*it)->start();
+      }
+      sc_core::sc_start();
+      nlohmann::json result;
+      test::record_process_failure(result);
+      result["log"] = log;
+      return result;
+    });
+    ASSERT_FALSE(out.contains("error")) << out.dump();
+    EXPECT_EQ(calls(out), expected) << "run_ahead " << run_ahead;
+  }
 }
 
 }  // namespace
