@@ -94,7 +94,7 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   std::vector<Entry> tree_ = {Entry{}, Entry{kNever, 0}};
   std::uint32_t leaves_ = 1;
   /// The slot whose completions are being handled (kNone: none): what it schedules meanwhile is kept in
-  /// rescheduled_ and applied when it returns, so its heap entry moves once per instant.
+  /// rescheduled_ and applied when it returns, so its entry in the tree moves once per instant.
   std::uint32_t dispatching_ = kNone;
   TimePs rescheduled_ = kNever;
   bool in_instant_ = false;     ///< handling the SMs due at an instant (and its end-of-instant hook)
