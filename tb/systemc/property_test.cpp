@@ -35,6 +35,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/test_support.h"
+#include "config/gpu_loader.h"
+#include "config/workload_loader.h"
 #include "core/rng.h"
 #include "engine/active_cores/onac.h"
 #include "engine/active_cores/seq_det.h"
@@ -515,6 +517,30 @@ TEST(Property, RunningAheadOfSystemCChangesNoResult) {
   EXPECT_EQ(differing, 0U);
   std::printf("%zu pairs of simulations, %zu with preemptions\n", results.size() / 2, preempted);
   EXPECT_GT(preempted, 0U);
+}
+
+// The known exception to the property above (docs/performance.md, "the context thread's running ahead
+// changes results in some 8-process Tanasic mixes"): two host processes whose CPU phases end at the same
+// picosecond send their doorbells in SystemC's order of equal-time events, which depends on the history of
+// waits, and the context thread running ahead changes that history. Disabled until equal-time activity
+// across processes has a defined order; then it must pass (run it with
+// --gtest_also_run_disabled_tests --gtest_filter='Property.DISABLED_*').
+TEST(Property, DISABLED_RunningAheadChangesNoResultWhenHostProcessesTie) {
+  SimulationSpec spec;
+  spec.gpu = load_gpu_config(std::string(GPUMUX_SOURCE_DIR) + "/configs/gpus/kepler-k20c.yaml");
+  spec.workload =
+      load_workload(std::string(GPUMUX_SOURCE_DIR) + "/tb/systemc/data/tanasic-8proc-mix.yaml", spec.gpu);
+  spec.policy = "dss";
+  spec.preemption = PreemptionMechanism::kContextSwitch;
+  SimulationSpec in_step = spec;
+  in_step.run_ahead = false;
+  const std::vector<RunResult> results = simulate_all({spec, in_step}, 2);
+  nlohmann::json ahead = results[0];
+  nlohmann::json step = results[1];
+  ahead.erase("wall_seconds");
+  step.erase("wall_seconds");
+  EXPECT_EQ(ahead, step) << "running ahead moved "
+                         << nlohmann::json::diff(step, ahead).dump().substr(0, 2000);
 }
 
 /// Warp level: instructions per launch as the programs ask, SMs against kernels, issue slots.
