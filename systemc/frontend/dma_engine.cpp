@@ -13,7 +13,7 @@
 namespace gpumux {
 
 DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie, CopyPolicy policy,
-                     std::vector<int> process_priority, CommandCompletionListener& listener)
+                     std::vector<int> process_priority, CommandCompletionListener& listener, bool run_ahead)
     : sc_core::sc_module(name),
       link_socket("link_socket"),
       memory_socket("memory_socket"),
@@ -22,6 +22,7 @@ DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie
           static_cast<TimePs>(static_cast<double>(pcie.burst_bytes) / pcie.bytes_per_second() * 1e12)),
       listener_(listener),
       queue_(policy, std::move(process_priority)),
+      run_ahead_(run_ahead),
       memory_(memory_socket, std::string(basename()), pcie.burst_bytes) {
   payload_.set_byte_enable_ptr(nullptr);
   payload_.set_dmi_allowed(false);
@@ -42,13 +43,30 @@ void DmaEngine::run() {
     copying_ = true;
     copy(command);
     copying_ = false;
+    turn_.take();
     listener_.command_done(command);
   }
 }
 
-TimePs DmaEngine::link_transport(TimePs at_ps) {
+sc_core::sc_time DmaEngine::reach(TimePs at_ps) {
+  const TimePs now = sc_core::sc_time_stamp().value();
+  local_ps_ = at_ps;
+  if (run_ahead_ && at_ps > now) {
+    if (!horizon_valid_) {
+      // It stays put while the engine runs ahead: nothing else runs until the engine waits.
+      horizon_ps_ = next_pending_activity_ps();
+      horizon_valid_ = true;
+    }
+    if (at_ps < horizon_ps_) return sc_core::sc_time::from_value(at_ps - now);
+  }
+  horizon_valid_ = false;
   advance_to(quantum_keeper_, at_ps);
-  sc_core::sc_time delay = quantum_keeper_.get_local_time();
+  turn_.take();
+  return quantum_keeper_.get_local_time();
+}
+
+TimePs DmaEngine::link_transport(TimePs at_ps) {
+  sc_core::sc_time delay = reach(at_ps);
   payload_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   link_socket->b_transport(payload_, delay);
   if (payload_.is_response_error()) {
@@ -59,10 +77,10 @@ TimePs DmaEngine::link_transport(TimePs at_ps) {
 }
 
 TimePs DmaEngine::memory_transport(bool is_write, std::uint64_t address, std::uint32_t size, TimePs at_ps) {
-  advance_to(quantum_keeper_, at_ps);
+  const TimePs ahead = reach(at_ps).value();
   const std::uint64_t tag = responses_.size();
   responses_.push_back(kPending);
-  const TimePs done = memory_.send(is_write, address, size, *this, tag);
+  const TimePs done = memory_.send_ahead(is_write, address, size, *this, tag, kNoKernelTag, ahead);
   responses_[tag] = done;
   if (done == kPending) ++waiting_;
   return done;
@@ -92,6 +110,8 @@ void DmaEngine::copy(const GpuCommand& command) {
   responses_.clear();
   waiting_ = 0;
   quantum_keeper_.reset();
+  horizon_valid_ = false;  // the engine waited for this copy
+  local_ps_ = 0;
   TimePs next_issue = sc_core::sc_time_stamp().value();
   TimePs done = next_issue;
   std::uint64_t left = command.bytes;
@@ -110,7 +130,7 @@ void DmaEngine::copy(const GpuCommand& command) {
       in_flight.pop_front();
       // The next stage takes this engine's bursts in order: a memory read answered before an older one
       // (the dram model's FR-FCFS reorders them) goes on when its turn comes, not at its own arrival.
-      b.arrival_ps = std::max<TimePs>(b.arrival_ps, sc_core::sc_time_stamp().value());
+      b.arrival_ps = std::max<TimePs>({b.arrival_ps, local_ps_, sc_core::sc_time_stamp().value()});
       if (to_device) {
         done = std::max(done, memory_transport(true, base + b.address, b.size, b.arrival_ps));
       } else {

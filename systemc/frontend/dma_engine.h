@@ -8,6 +8,13 @@
 // (core/tlm_quantum.h), so the memory controller sees its bursts in time order with every other
 // initiator's. The copy completes when its last burst is delivered.
 //
+// Temporal decoupling (`simple` memory only, whose requests carry their arrival as annotated delay, and
+// the PCIe link, which books its channels the same way): while nothing else in the model has activity
+// pending before a transaction's time (sc_time_to_pending_activity()), no other initiator can reach the
+// link or memory before it, so the engine sends it at once, annotated with its time, instead of waiting
+// for it, as the context traffic does (sm/context_traffic.h). A copy's end is reported at SystemC's
+// clock, as without running ahead; at an instant where others act, the engine takes its equal-time turn.
+//
 // Copies the dispatcher issues wait in the engine's DMA queue (frontend/dma_queue.h); when the engine
 // is free it takes the one its copy policy picks (fcfs: the first to arrive; npq: the highest process
 // priority) and moves it to the end.
@@ -20,6 +27,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "core/equal_time_order.h"
 #include "core/gpu_config.h"
 #include "frontend/copy_policy.h"
 #include "frontend/dma_queue.h"
@@ -34,16 +42,25 @@ class DmaEngine final : public sc_core::sc_module, public CommandEngine, private
   MemoryPort::Socket memory_socket;                           ///< to the memory (mem/memory_port.h)
 
   /// `process_priority[p]`: the workload's priority of process p, which `policy` npq orders copies by.
+  /// `run_ahead`: send transactions ahead of SystemC's clock when nothing else is pending before them
+  /// (the `simple` memory model; see above).
   DmaEngine(const sc_core::sc_module_name& name, const PcieConfig& pcie, CopyPolicy policy,
-            std::vector<int> process_priority, CommandCompletionListener& listener);
+            std::vector<int> process_priority, CommandCompletionListener& listener, bool run_ahead = false);
 
   void accept(const GpuCommand& command) override;
+  /// Equal-time order (core/equal_time_order.h): the engine takes a turn of rank `rank` before each
+  /// transaction and before it reports a copy done.
+  void set_equal_time_order(EqualTimeOrder& order, std::uint64_t rank) { turn_.attach(order, rank); }
   [[nodiscard]] std::uint64_t bytes_copied() const { return bytes_copied_; }
   /// Copies queued or in progress, as an int the VCD samples.
 
  private:
   void run();
   void copy(const GpuCommand& command);
+  /// Brings the engine to absolute time `at_ps` for a transaction: ahead of SystemC's clock when it may
+  /// run ahead (see above), else by waiting for it and taking an equal-time turn. Returns the delay to
+  /// annotate the transaction with.
+  sc_core::sc_time reach(TimePs at_ps);
   /// Sends the payload's burst across the link at absolute time `at_ps`; returns its arrival.
   TimePs link_transport(TimePs at_ps);
   /// Sends a burst to memory at absolute time `at_ps`; returns its completion, or kPending (the
@@ -57,6 +74,11 @@ class DmaEngine final : public sc_core::sc_module, public CommandEngine, private
   DmaQueue queue_;        ///< copies waiting for the engine
   bool copying_ = false;  ///< a copy is in progress (taken from queue_)
   sc_core::sc_event work_;
+  EqualTimeTurn turn_;
+  bool run_ahead_;
+  TimePs horizon_ps_ = 0;       ///< the next activity elsewhere, when horizon_valid_
+  bool horizon_valid_ = false;  ///< false after any wait
+  TimePs local_ps_ = 0;  ///< the time of the copy's last transaction (ahead of SystemC's clock, or at it)
   tlm_utils::tlm_quantumkeeper quantum_keeper_;
   tlm::tlm_generic_payload payload_;  ///< link transactions
   MemoryPort memory_;

@@ -31,6 +31,11 @@ Host::Host(const sc_core::sc_module_name& name, const Workload& workload, const 
   }
 }
 
+void Host::set_equal_time_order(EqualTimeOrder& order, std::uint64_t first_rank) {
+  const auto count = static_cast<std::uint32_t>(streams_.size());
+  for (std::uint32_t s = 0; s < count; ++s) streams_[s].turn.attach(order, first_rank + (count - 1 - s));
+}
+
 bool Host::should_replay(std::uint32_t process) const {
   if (workload_.replay == ReplayMode::kFixed) {
     return results_[process].runs.size() < workload_.processes[process].repeat;
@@ -119,6 +124,7 @@ void Host::join(std::uint32_t stream) {
 }
 
 void Host::submit(std::uint32_t stream, CommandKind kind, std::uint64_t bytes, const KernelDesc* kernel) {
+  streams_[stream].turn.take();
   auto* extension = new CommandExtension();
   GpuCommand& command = extension->command;
   command.id = next_command_id_++;

@@ -6,6 +6,10 @@
 // command with several launches submits them back to back and waits for the last), and only queued
 // under `asynchronous` (Tanasic 2.1), where a `sync` step or the stream's end waits for them. A `join`
 // step holds every stream of its process until all of them have reached it with nothing outstanding.
+//
+// Streams that ring a doorbell at an instant where other processes are active take turns
+// (core/equal_time_order.h): doorbells share the link first come first served, and SystemC's own order
+// for processes woken at one instant is the implementation's.
 
 #include <cstdint>
 #include <string>
@@ -15,6 +19,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "core/equal_time_order.h"
 #include "core/gpu_config.h"
 #include "core/workload.h"
 #include "frontend/gpu_command.h"
@@ -29,6 +34,9 @@ class Host final : public sc_core::sc_module, public CommandCompletionListener {
   Host(const sc_core::sc_module_name& name, const Workload& workload, const GpuConfig& gpu);
 
   void command_done(const GpuCommand& command) override;
+  /// Equal-time order: of S streams, stream s rings its doorbells with rank `first_rank` + S - 1 - s (the
+  /// last-declared first, core/equal_time_order.h).
+  void set_equal_time_order(EqualTimeOrder& order, std::uint64_t first_rank);
 
   [[nodiscard]] const std::vector<ProcessResult>& results() const { return results_; }
   [[nodiscard]] bool all_finished() const { return finished_processes_ == workload_.processes.size(); }
@@ -43,6 +51,7 @@ class Host final : public sc_core::sc_module, public CommandCompletionListener {
     sc_core::sc_event done;
     std::string waiting_on;  ///< description of the command it waits for
     bool running = false;
+    EqualTimeTurn turn;  ///< to ring a doorbell
   };
 
   /// Streams of one process waiting at a join (CommandKind::kJoin).

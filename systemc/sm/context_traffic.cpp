@@ -45,6 +45,7 @@ void ContextTraffic::run() {
     while (!finishing_.empty()) {
       const TimePs now = sc_core::sc_time_stamp().value();
       if (local_ps_ > now) pause(sc_core::sc_time::from_value(local_ps_ - now));
+      turn_.take();
       finished.swap(finishing_);
       std::sort(finished.begin(), finished.end(),
                 [](const ContextMover* a, const ContextMover* b) { return a->sm_index() < b->sm_index(); });
@@ -103,6 +104,11 @@ void ContextTraffic::run() {
       // earlier burst), then choose again.
       pause_until(quantum_keeper_.get_local_time(), work_);
       quantum_keeper_.reset();
+      continue;
+    }
+    if (at == now && !turn_.held()) {
+      // Others may act at this instant: take a turn, then choose again (they may have added bursts).
+      turn_.take();
       continue;
     }
     local_ps_ = now;

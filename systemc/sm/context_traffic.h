@@ -27,6 +27,7 @@
 // After <systemc>: the quantum keeper uses sc_core without including it.
 #include <tlm_utils/tlm_quantumkeeper.h>
 
+#include "core/equal_time_order.h"
 #include "core/types.h"
 
 namespace gpumux {
@@ -43,6 +44,9 @@ class ContextTraffic final : public sc_core::sc_module {
   void has_bursts(ContextMover& mover);
   /// A transfer of `mover` has all its bursts sent and answered: the thread tells its owner.
   void has_finished(ContextMover& mover);
+  /// Equal-time order (core/equal_time_order.h): the thread takes a turn of rank `rank` before it sends a
+  /// burst or tells owners of finished transfers at SystemC's current time.
+  void set_equal_time_order(EqualTimeOrder& order, std::uint64_t rank) { turn_.attach(order, rank); }
 
  private:
   void run();
@@ -61,6 +65,7 @@ class ContextTraffic final : public sc_core::sc_module {
   std::vector<ContextMover*> sending_;    ///< movers with bursts left to send (any order)
   std::vector<ContextMover*> finishing_;  ///< movers with a transfer answered in full
   sc_core::sc_event work_;
+  EqualTimeTurn turn_;
   tlm_utils::tlm_quantumkeeper quantum_keeper_;
 };
 

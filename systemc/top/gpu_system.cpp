@@ -19,6 +19,7 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
                      std::function<void()> progress, GpuSystemOptions options)
     : sc_core::sc_module(name) {
   set_global_quantum();  // the one place: its value and why are in core/tlm_quantum.h
+  equal_time_order_ = std::make_unique<EqualTimeOrder>("equal_time_order");
   if (options.external_memory) {
     memory_ = std::make_unique<ExternalMemory>("external_memory");
   } else if (spec.gpu.memory.model == MemoryModel::kDram) {
@@ -55,9 +56,10 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
     engine_->set_clock(calendar_.get());
   }
   // Running ahead needs every burst's completion on arrival: the built-in simple model only.
-  context_traffic_ = std::make_unique<ContextTraffic>(
-      "context_traffic",
-      spec.run_ahead && spec.gpu.memory.model == MemoryModel::kSimple && !options.external_memory);
+  const bool memory_takes_annotated_arrivals =
+      spec.gpu.memory.model == MemoryModel::kSimple && !options.external_memory;
+  context_traffic_ =
+      std::make_unique<ContextTraffic>("context_traffic", spec.run_ahead && memory_takes_annotated_arrivals);
   sms_ = build_sms(spec.gpu, spec.workload.tb_duration, spec.seed, engine_->driver(), calendar_.get(),
                    *context_traffic_, penalty_.get());
   std::vector<SmModule*> sms;
@@ -84,9 +86,12 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
   // the processes' priorities, as the execution engine's priority policies do.
   std::vector<int> priorities;
   for (const ProcessSpec& p : spec.workload.processes) priorities.push_back(p.priority);
-  h2d_ = std::make_unique<DmaEngine>("dma_h2d", spec.gpu.pcie, spec.copy_policy, priorities, *this);
+  const bool dma_run_ahead = spec.run_ahead && memory_takes_annotated_arrivals;
+  h2d_ = std::make_unique<DmaEngine>("dma_h2d", spec.gpu.pcie, spec.copy_policy, priorities, *this,
+                                     dma_run_ahead);
   if (spec.gpu.frontend.copy_engines > 1) {
-    d2h_ = std::make_unique<DmaEngine>("dma_d2h", spec.gpu.pcie, spec.copy_policy, priorities, *this);
+    d2h_ = std::make_unique<DmaEngine>("dma_d2h", spec.gpu.pcie, spec.copy_policy, priorities, *this,
+                                       dma_run_ahead);
   }
   completions_.host = host_.get();
   dispatcher_ = std::make_unique<CommandDispatcher>("command_dispatcher", *queues_, *engine_, *h2d_,
@@ -103,6 +108,13 @@ GpuSystem::GpuSystem(const sc_core::sc_module_name& name, const SimulationSpec& 
     d2h_->memory_socket.bind(memory_->socket);
   }
   for (const auto& sm : sms_) sm->memory_initiator().bind(memory_->socket);
+  // Equal-time ranks (core/equal_time_order.h): the DMA engines, the context traffic, the host streams in
+  // stream order, and the calendar last.
+  h2d_->set_equal_time_order(*equal_time_order_, 0);
+  if (d2h_) d2h_->set_equal_time_order(*equal_time_order_, 1);
+  context_traffic_->set_equal_time_order(*equal_time_order_, 2);
+  if (host_) host_->set_equal_time_order(*equal_time_order_, 3);
+  if (calendar_) calendar_->set_equal_time_order(*equal_time_order_, ~std::uint64_t{0});
   engine_->driver().set_preemption(spec.preemption);
   engine_->driver().set_seed(spec.seed);
 }

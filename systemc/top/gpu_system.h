@@ -9,6 +9,7 @@
 
 #include <systemc>
 
+#include "core/equal_time_order.h"
 #include "engine/execution_engine.h"
 #include "frontend/command_dispatcher.h"
 #include "frontend/command_queues.h"
@@ -78,6 +79,7 @@ class GpuSystem final : public sc_core::sc_module, public CommandCompletionListe
   };
 
   Completions completions_;
+  std::unique_ptr<EqualTimeOrder> equal_time_order_;  ///< turns at instants several processes share
   std::unique_ptr<MemoryTarget> memory_;
   std::unique_ptr<PcieLink> pcie_;
   std::unique_ptr<CommandQueues> queues_;

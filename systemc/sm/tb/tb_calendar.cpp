@@ -114,7 +114,15 @@ void TbCalendar::run() {
       // Another process's activity at this instant goes first, all of it (its delta cycles too): an
       // order both ways of reaching the instant give, whatever order SystemC gives equal-time events.
       horizon_valid_ = false;  // what this instant's completions notify needs no sync
-      if (sc_core::sc_pending_activity_at_current_time()) {
+      if (turn_.attached()) {
+        running_ = false;
+        waiting_until_ = at;
+        turn_.take();
+        waiting_until_ = kNever;
+        running_ = true;
+        // What ran meanwhile may have moved SMs to later instants; the turn lasts until the next wait.
+        if (top().due != at) continue;
+      } else if (sc_core::sc_pending_activity_at_current_time()) {
         running_ = false;
         waiting_until_ = at;
         wait(sc_core::SC_ZERO_TIME);

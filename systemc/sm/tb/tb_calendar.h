@@ -23,6 +23,7 @@
 #include <systemc>
 
 #include "core/engine_clock.h"
+#include "core/equal_time_order.h"
 #include "core/types.h"
 
 namespace gpumux {
@@ -57,6 +58,10 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   /// call_at_end_of_instant() asked for it: TB-level interference's flush, which then needs no SystemC
   /// notification (so the calendar can run ahead with interference on too).
   void set_end_of_instant(std::function<void(TimePs)> hook) { end_of_instant_ = std::move(hook); }
+  /// Equal-time order (core/equal_time_order.h): the calendar takes a turn of rank `rank` before the
+  /// completions of an instant where other processes are active. Without one it waits itself until
+  /// nothing else is pending at the instant (a testbench with no other turn-takers).
+  void set_equal_time_order(EqualTimeOrder& order, std::uint64_t rank) { turn_.attach(order, rank); }
   /// True when the calendar is handling an instant now, and will call the end-of-instant hook after it;
   /// false from anywhere else (the caller arranges the call itself).
   bool call_at_end_of_instant() {
@@ -100,6 +105,7 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   bool in_instant_ = false;     ///< handling the SMs due at an instant (and its end-of-instant hook)
   bool end_requested_ = false;  ///< call end_of_instant_ when the instant's SMs are done
   std::function<void(TimePs)> end_of_instant_;
+  EqualTimeTurn turn_;
   bool ahead_ = false;     ///< handling an instant ahead of SystemC's clock
   bool running_ = false;   ///< the thread is running (not waiting): schedule() needs not wake it
   TimePs local_ps_ = 0;    ///< the instant being handled
