@@ -42,6 +42,28 @@ inline TimePs next_pending_activity_ps() {
   return now + std::min<TimePs>(sc_core::sc_time_to_pending_activity().value(), kNever - now);
 }
 
+/// The next activity elsewhere in the model, for a thread running ahead of SystemC's clock (the TB
+/// calendar, the context traffic, the DMA engines): read once from the kernel and kept while the thread
+/// runs on without waiting, since nothing else runs meanwhile; forgotten at each of the thread's waits
+/// and whenever it notifies another process.
+class RunAheadHorizon {
+ public:
+  /// True when absolute time `at_ps` comes before every activity pending elsewhere (strictly: another
+  /// process's activity at `at_ps` itself is left to the equal-time order).
+  [[nodiscard]] bool before(TimePs at_ps) {
+    if (!valid_) {
+      ps_ = next_pending_activity_ps();
+      valid_ = true;
+    }
+    return at_ps < ps_;
+  }
+  void forget() { valid_ = false; }
+
+ private:
+  TimePs ps_ = 0;
+  bool valid_ = false;
+};
+
 /// Makes absolute time `at_ps` the local time of `keeper` and synchronises when the quantum says so:
 /// on return the caller may send a transaction annotated with get_local_time(). An initiator's
 /// transactions are made in time order, so `at_ps` is never before the kernel's time.

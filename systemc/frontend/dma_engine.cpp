@@ -51,15 +51,8 @@ void DmaEngine::run() {
 sc_core::sc_time DmaEngine::reach(TimePs at_ps) {
   const TimePs now = sc_core::sc_time_stamp().value();
   local_ps_ = at_ps;
-  if (run_ahead_ && at_ps > now) {
-    if (!horizon_valid_) {
-      // It stays put while the engine runs ahead: nothing else runs until the engine waits.
-      horizon_ps_ = next_pending_activity_ps();
-      horizon_valid_ = true;
-    }
-    if (at_ps < horizon_ps_) return sc_core::sc_time::from_value(at_ps - now);
-  }
-  horizon_valid_ = false;
+  if (run_ahead_ && at_ps > now && horizon_.before(at_ps)) return sc_core::sc_time::from_value(at_ps - now);
+  horizon_.forget();
   advance_to(quantum_keeper_, at_ps);
   turn_.take();
   return quantum_keeper_.get_local_time();
@@ -110,7 +103,7 @@ void DmaEngine::copy(const GpuCommand& command) {
   responses_.clear();
   waiting_ = 0;
   quantum_keeper_.reset();
-  horizon_valid_ = false;  // the engine waited for this copy
+  horizon_.forget();  // the engine waited for this copy
   local_ps_ = 0;
   TimePs next_issue = sc_core::sc_time_stamp().value();
   TimePs done = next_issue;

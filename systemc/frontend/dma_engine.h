@@ -29,6 +29,7 @@
 
 #include "core/equal_time_order.h"
 #include "core/gpu_config.h"
+#include "core/tlm_quantum.h"
 #include "frontend/copy_policy.h"
 #include "frontend/dma_queue.h"
 #include "frontend/gpu_command.h"
@@ -76,8 +77,7 @@ class DmaEngine final : public sc_core::sc_module, public CommandEngine, private
   sc_core::sc_event work_;
   EqualTimeTurn turn_;
   bool run_ahead_;
-  TimePs horizon_ps_ = 0;       ///< the next activity elsewhere, when horizon_valid_
-  bool horizon_valid_ = false;  ///< false after any wait
+  RunAheadHorizon horizon_;
   TimePs local_ps_ = 0;  ///< the time of the copy's last transaction (ahead of SystemC's clock, or at it)
   tlm_utils::tlm_quantumkeeper quantum_keeper_;
   tlm::tlm_generic_payload payload_;  ///< link transactions

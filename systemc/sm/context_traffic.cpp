@@ -54,7 +54,7 @@ void ContextTraffic::run() {
         m->finish_answered();
       }
       finished.clear();
-      horizon_valid_ = false;  // the owners may have notified anything
+      horizon_.forget();  // the owners may have notified anything
     }
     // The earliest burst of any SM (ties: the lower SM index; within an SM, the transfer requested first).
     ContextMover* next = nullptr;
@@ -86,17 +86,11 @@ void ContextTraffic::run() {
                                std::to_string(next->sm_index()) + ": a context burst due at " +
                                std::to_string(ns_from_ps(at)) + " ns was not sent in time");
     }
-    if (at > now && run_ahead_) {
-      if (!horizon_valid_) {
-        horizon_ps_ = next_pending_activity_ps();
-        horizon_valid_ = true;
-      }
-      if (at < horizon_ps_) {
-        // Nothing else runs before `at`: send it now, arriving at `at`.
-        local_ps_ = at;
-        next->send_burst(at - now);
-        continue;
-      }
+    if (at > now && run_ahead_ && horizon_.before(at)) {
+      // Nothing else runs before `at`: send it now, arriving at `at`.
+      local_ps_ = at;
+      next->send_burst(at - now);
+      continue;
     }
     quantum_keeper_.set(sc_core::sc_time::from_value(at - now));
     if (at > now && quantum_keeper_.need_sync()) {
@@ -120,21 +114,21 @@ void ContextTraffic::pause(const sc_core::sc_time& time) {
   running_ = false;
   sc_core::wait(time);
   running_ = true;
-  horizon_valid_ = false;
+  horizon_.forget();
 }
 
 void ContextTraffic::pause_until(const sc_core::sc_event& event) {
   running_ = false;
   sc_core::wait(event);
   running_ = true;
-  horizon_valid_ = false;
+  horizon_.forget();
 }
 
 void ContextTraffic::pause_until(const sc_core::sc_time& time, const sc_core::sc_event& event) {
   running_ = false;
   sc_core::wait(time, event);
   running_ = true;
-  horizon_valid_ = false;
+  horizon_.forget();
 }
 
 }  // namespace gpumux

@@ -28,6 +28,7 @@
 #include <tlm_utils/tlm_quantumkeeper.h>
 
 #include "core/equal_time_order.h"
+#include "core/tlm_quantum.h"
 #include "core/types.h"
 
 namespace gpumux {
@@ -58,10 +59,9 @@ class ContextTraffic final : public sc_core::sc_module {
   void pause_until(const sc_core::sc_time& time, const sc_core::sc_event& event);
 
   bool run_ahead_;
-  bool running_ = false;        ///< the thread is running (not waiting)
-  TimePs local_ps_ = 0;         ///< the time of the last burst sent (ahead of SystemC's clock, or at it)
-  TimePs horizon_ps_ = 0;       ///< the next activity elsewhere, when horizon_valid_
-  bool horizon_valid_ = false;  ///< false after any wait and after owners were told of a transfer
+  bool running_ = false;     ///< the thread is running (not waiting)
+  TimePs local_ps_ = 0;      ///< the time of the last burst sent (ahead of SystemC's clock, or at it)
+  RunAheadHorizon horizon_;  ///< forgotten after any wait and after owners were told of a transfer
   std::vector<ContextMover*> sending_;    ///< movers with bursts left to send (any order)
   std::vector<ContextMover*> finishing_;  ///< movers with a transfer answered in full
   sc_core::sc_event work_;

@@ -66,7 +66,7 @@ void TbCalendar::update(std::uint32_t slot, TimePs at) {
 
 void TbCalendar::catch_up() {
   ahead_ = false;
-  horizon_valid_ = false;
+  horizon_.forget();
   wait(sc_core::sc_time::from_value(local_ps_ - sc_core::sc_time_stamp().value()));
 }
 
@@ -75,7 +75,7 @@ void TbCalendar::run() {
   for (;;) {
     const TimePs sc_now = sc_core::sc_time_stamp().value();
     if (top().due == kNever) {
-      horizon_valid_ = false;
+      horizon_.forget();
       running_ = false;
       waiting_until_ = kNever;
       wait(changed_);
@@ -92,15 +92,11 @@ void TbCalendar::run() {
     if (at > sc_now) {
       // Ahead of SystemC's clock only while nothing else is pending before `at` (strictly: another
       // process's activity at `at` itself keeps SystemC's order between the two).
-      if (!horizon_valid_) {
-        // The next activity elsewhere. It stays put while the thread runs ahead without a sync: nothing
-        // else runs, and the TB-level engine syncs before it notifies anything.
-        horizon_ps_ = next_pending_activity_ps();
-        horizon_valid_ = true;
-      }
-      const bool decouple = run_ahead_ && at < horizon_ps_;
+      // The horizon stays put while the thread runs ahead without a sync: nothing else runs, and the
+      // TB-level engine syncs before it notifies anything.
+      const bool decouple = run_ahead_ && horizon_.before(at);
       if (!decouple) {
-        horizon_valid_ = false;
+        horizon_.forget();
         running_ = false;
         waiting_until_ = at;
         wait(sc_core::sc_time::from_value(at - sc_now), changed_);
@@ -113,7 +109,7 @@ void TbCalendar::run() {
     } else {
       // Another process's activity at this instant goes first, all of it (its delta cycles too): an
       // order both ways of reaching the instant give, whatever order SystemC gives equal-time events.
-      horizon_valid_ = false;  // what this instant's completions notify needs no sync
+      horizon_.forget();  // what this instant's completions notify needs no sync
       if (turn_.attached()) {
         running_ = false;
         waiting_until_ = at;

@@ -24,6 +24,7 @@
 
 #include "core/engine_clock.h"
 #include "core/equal_time_order.h"
+#include "core/tlm_quantum.h"
 #include "core/types.h"
 
 namespace gpumux {
@@ -106,11 +107,10 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   bool end_requested_ = false;  ///< call end_of_instant_ when the instant's SMs are done
   std::function<void(TimePs)> end_of_instant_;
   EqualTimeTurn turn_;
-  bool ahead_ = false;     ///< handling an instant ahead of SystemC's clock
-  bool running_ = false;   ///< the thread is running (not waiting): schedule() needs not wake it
-  TimePs local_ps_ = 0;    ///< the instant being handled
-  TimePs horizon_ps_ = 0;  ///< the next activity elsewhere, when horizon_valid_
-  bool horizon_valid_ = false;
+  bool ahead_ = false;    ///< handling an instant ahead of SystemC's clock
+  bool running_ = false;  ///< the thread is running (not waiting): schedule() needs not wake it
+  TimePs local_ps_ = 0;   ///< the instant being handled
+  RunAheadHorizon horizon_;
   TimePs waiting_until_ = kNever;  ///< the thread's timed wait, kNever when it is running or idle
   sc_core::sc_event changed_;      ///< an earlier completion while the thread waits
   std::uint64_t instants_ahead_ = 0;
