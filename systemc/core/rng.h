@@ -1,10 +1,12 @@
 #pragma once
 // Deterministic random numbers. One generator per component, seeded from the run seed and the
 // component's index, so results are byte-identical across runs and platforms (no <random>
-// distributions, whose algorithms differ between standard libraries).
+// distributions, whose algorithms differ between standard libraries; the normal is Boost.Random's,
+// whose algorithm is Boost's own and the same wherever it builds).
 
-#include <cmath>
 #include <cstdint>
+
+#include <boost/random/normal_distribution.hpp>
 
 namespace gpumux {
 
@@ -15,6 +17,9 @@ inline std::uint64_t splitmix64(std::uint64_t& state) {
   z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31U);
 }
+
+/// Multiplier that spreads a stream number over the seed's bits (a generator's or a keyed draw's).
+inline constexpr std::uint64_t kStreamMultiplier = 0xD1B54A32D192ED03ULL;
 
 /// xoshiro256** generator (Blackman & Vigna).
 class Rng {
@@ -42,39 +47,37 @@ class Rng {
   /// Uniform integer in [0, bound).
   std::uint64_t below(std::uint64_t bound) { return bound == 0 ? 0 : next() % bound; }
 
-  /// Standard normal by Box-Muller (one value per call, the second discarded for simplicity).
-  double normal() {
-    double u1 = uniform();
-    while (u1 <= 0.0) u1 = uniform();
-    const double u2 = uniform();
-    return box_muller(u1, u2);
-  }
-
-  /// Rng(seed, stream).normal(), bit for bit, without building the generator: a keyed draw (one
-  /// generator per thread block, sm/tb/tb_duration.h) reads only the first two outputs, and those
-  /// depend on the first three state words alone, so the fourth is never derived and no state is
-  /// stored. A first output that normal() rejects (u1 = 0, one in 2^53) takes the generator's path.
-  static double first_normal(std::uint64_t seed, std::uint64_t stream) {
-    std::uint64_t s = seed ^ (stream * kStreamMultiplier);
-    const std::uint64_t s0 = splitmix64(s);
-    const std::uint64_t s1 = splitmix64(s);
-    const std::uint64_t s2 = splitmix64(s);
-    const std::uint64_t first = scramble(s1) >> 11U;
-    if (first == 0) return Rng(seed, stream).normal();
-    // next() after the first output: state_[1] becomes s1 ^ (s2 ^ s0).
-    const std::uint64_t second = scramble(s1 ^ s2 ^ s0) >> 11U;
-    return box_muller(static_cast<double>(first) * 0x1.0p-53, static_cast<double>(second) * 0x1.0p-53);
-  }
-
  private:
-  static constexpr std::uint64_t kStreamMultiplier = 0xD1B54A32D192ED03ULL;
   static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   /// The output function of xoshiro256** applied to state word 1.
   static std::uint64_t scramble(std::uint64_t s1) { return rotl(s1 * 5, 7) * 9; }
-  static double box_muller(double u1, double u2) {
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-  }
   std::uint64_t state_[4]{};
 };
+
+/// The 64-bit words of one keyed draw: SplitMix64 (Steele, Lea & Flood, OOPSLA 2014) from the state
+/// seed ^ (stream * kStreamMultiplier), word after word. A UniformRandomBitGenerator, so that a Boost.Random
+/// distribution can read it.
+class KeyedBits {
+ public:
+  using result_type = std::uint64_t;
+  KeyedBits(std::uint64_t seed, std::uint64_t stream) : state_(seed ^ (stream * kStreamMultiplier)) {}
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type{0}; }
+  result_type operator()() { return splitmix64(state_); }
+
+ private:
+  std::uint64_t state_;
+};
+
+/// A standard normal keyed by (seed, stream): Boost.Random's normal_distribution (a 128-layer ziggurat,
+/// Marsaglia & Tsang, J. Stat. Softw. 5(8), 2000, with tables that are constants in its header) reading
+/// KeyedBits(seed, stream). About 99% of draws read one word and take the ziggurat's fast path: a
+/// multiply and a compare (Box-Muller, used before, paid a log, a square root and a cosine per draw;
+/// docs/performance.md). The stream is Boost 1.74's algorithm over SplitMix64, fixed by
+/// tb/unit/rng_test.cpp's pinned values.
+inline double keyed_normal(std::uint64_t seed, std::uint64_t stream) {
+  KeyedBits bits(seed, stream);
+  return boost::random::normal_distribution<double>(0.0, 1.0)(bits);
+}
 
 }  // namespace gpumux
