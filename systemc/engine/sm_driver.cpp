@@ -57,10 +57,13 @@ std::uint64_t max_deferred_per_cascade(std::uint32_t num_sms) {
 }  // namespace
 
 bool SmDriver::issue_one(SmId sm) {
+  last_check_.valid = false;
   running_query_ = "select_kernel";
   const std::optional<KernelId> choice = policy_->select_kernel(sm, *this);
   running_query_ = nullptr;
-  if (!choice || !can_issue(sm, *choice)) return false;
+  if (!choice) return false;
+  const bool checked = last_check_.valid && last_check_.sm == sm && last_check_.kernel == *choice;
+  if (!(checked ? last_check_.answer : issue_allowed(sm, *choice))) return false;
   issue_tb(sm, *choice);
   return true;
 }
@@ -234,6 +237,12 @@ bool SmDriver::fits_beside_claim(const SmStatus& status, const KernelStatus& ker
 }
 
 bool SmDriver::can_issue(SmId sm, KernelId kernel) const {
+  const bool answer = issue_allowed(sm, kernel);
+  last_check_ = {sm, kernel, answer, true};
+  return answer;
+}
+
+bool SmDriver::issue_allowed(SmId sm, KernelId kernel) const {
   const KernelStatus& k = framework_.kernel(kernel);
   if (!k.active || !k.has_tbs_to_issue()) return false;
   const SmStatus& status = framework_.sm(sm);

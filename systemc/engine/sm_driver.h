@@ -248,6 +248,8 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   /// Asks the policy for one thread block on `sm` and issues it; false when it chose none.
   /// Inlined: try_issue() runs it on every thread-block issue.
   [[gnu::always_inline]] inline bool issue_one(SmId sm);
+  /// can_issue()'s rules; can_issue() adds the record of its last answer.
+  [[nodiscard]] bool issue_allowed(SmId sm, KernelId kernel) const;
   void try_issue(SmId sm);
   void issue_tb(SmId sm, KernelId kernel);
   void admit_waiting();
@@ -321,9 +323,20 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   const char* running_hook_ = nullptr;   ///< the policy hook now running, if any
   mutable TimePs timer_ps_ = kNever;     ///< the pending wake_at(), kNever: none
   const char* running_query_ = nullptr;  ///< select_kernel / on_tb_started now running, if any
-  bool applying_ = false;                ///< apply_deferred() is working off the queue
-  bool perf_sat_on_ = false;             ///< GpuConfig::perf_sat.enabled
-  std::vector<PerfSatSm> perf_sat_;      ///< per SM (empty when off)
+  /// can_issue()'s last question and answer. issue_one() checks the policy's choice: select_kernel()
+  /// sees the driver as const and may take no action (check_action_allowed), so nothing has changed
+  /// since the policy's own last check, and when that was of the kernel it chose the answer stands
+  /// (one check of the SM's resources fewer per thread block; docs/performance.md).
+  struct LastIssueCheck {
+    SmId sm{};
+    KernelId kernel{};
+    bool answer = false;
+    bool valid = false;
+  };
+  mutable LastIssueCheck last_check_;
+  bool applying_ = false;            ///< apply_deferred() is working off the queue
+  bool perf_sat_on_ = false;         ///< GpuConfig::perf_sat.enabled
+  std::vector<PerfSatSm> perf_sat_;  ///< per SM (empty when off)
   std::vector<PerfSatRecord> perf_sat_records_;
   TimePs perf_sat_timer_ps_ = kNever;  ///< the wake-up last asked for
   bool ac_on_ = false;                 ///< GpuConfig::active_cores.detector != none

@@ -19,16 +19,13 @@ std::uint32_t TbCalendar::add(TbCalendarClient& client) {
   clients_.push_back(&client);
   if (clients_.size() > leaves_) {
     // Twice the leaves (at elaboration, as the SMs register): the slots so far keep their due times.
-    std::vector<Entry> old(tree_.begin() + leaves_, tree_.end());
+    std::vector<Key> old(tree_.begin() + leaves_, tree_.end());
     leaves_ *= 2;
-    tree_.assign(2 * std::size_t{leaves_}, Entry{});
-    for (std::uint32_t s = 0; s < leaves_; ++s) tree_[leaves_ + s].slot = s;
-    for (std::size_t s = 0; s < old.size(); ++s) tree_[leaves_ + s] = old[s];
-    for (std::size_t i = leaves_ - 1; i >= 1; --i) {
-      const Entry& left = tree_[2 * i];
-      const Entry& right = tree_[2 * i + 1];
-      tree_[i] = right.due < left.due ? right : left;
+    tree_.assign(2 * std::size_t{leaves_}, Key{});
+    for (std::uint32_t s = 0; s < leaves_; ++s) {
+      tree_[leaves_ + s] = s < old.size() ? old[s] : key(kNever, s);
     }
+    for (std::size_t i = leaves_ - 1; i >= 1; --i) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
   }
   return slot;
 }
@@ -38,7 +35,7 @@ void TbCalendar::schedule(std::uint32_t slot, TimePs at) {
     rescheduled_ = at;
     return;
   }
-  if (tree_[leaves_ + slot].due == at) return;
+  if (due_of(tree_[leaves_ + slot]) == at) return;
   update(slot, at);
   // Called from another process while the thread waits for a later instant: wake it to look again.
   if (!running_ && at < waiting_until_) changed_.notify(sc_core::SC_ZERO_TIME);
@@ -47,19 +44,14 @@ void TbCalendar::schedule(std::uint32_t slot, TimePs at) {
 void TbCalendar::update(std::uint32_t slot, TimePs at) {
   std::size_t i = leaves_ + slot;
   // The winner so far stays in registers; each level reads only the sibling, so the loads do not wait
-  // for the stores of the level below.
-  Entry winner{at, slot};
+  // for the stores of the level below. The earlier of two entries is the smaller key (a conditional
+  // move, not a branch: which side wins is as good as random, and a mispredicted branch per level was
+  // most of this function's time).
+  Key winner = key(at, slot);
   tree_[i] = winner;
   for (; i > 1; i /= 2) {
-    const Entry& sibling = tree_[i ^ 1U];
-    // Every left subtree's slots are below its right sibling's: the left child wins a tie. The choice is
-    // made with a mask, not a branch: which side wins is as good as random, and a mispredicted branch
-    // per level was most of this function's time.
-    const auto earlier = static_cast<std::uint64_t>(sibling.due < winner.due);
-    const auto equal = static_cast<std::uint64_t>(sibling.due == winner.due);
-    const std::uint64_t take = std::uint64_t{0} - (earlier | (equal & (i & 1U)));
-    winner.due = (sibling.due & take) | (winner.due & ~take);
-    winner.slot = static_cast<std::uint32_t>((sibling.slot & take) | (winner.slot & ~take));
+    const Key sibling = tree_[i ^ 1U];
+    winner = sibling < winner ? sibling : winner;
     tree_[i / 2] = winner;
   }
 }
@@ -74,7 +66,7 @@ void TbCalendar::run() {
   running_ = true;
   for (;;) {
     const TimePs sc_now = sc_core::sc_time_stamp().value();
-    if (top().due == kNever) {
+    if (top_due() == kNever) {
       horizon_.forget();
       running_ = false;
       waiting_until_ = kNever;
@@ -82,11 +74,11 @@ void TbCalendar::run() {
       running_ = true;
       continue;
     }
-    const TimePs at = top().due;
+    const TimePs at = top_due();
     if (at < sc_now) {
       throw InvariantViolation("invariant violated at " + std::to_string(ns_from_ps(sc_now)) +
                                " ns: a thread-block completion was scheduled in the past, at " +
-                               std::to_string(ns_from_ps(at)) + " ns (SM " + std::to_string(top().slot) +
+                               std::to_string(ns_from_ps(at)) + " ns (SM " + std::to_string(top_slot()) +
                                ")");
     }
     if (at > sc_now) {
@@ -117,7 +109,7 @@ void TbCalendar::run() {
         waiting_until_ = kNever;
         running_ = true;
         // What ran meanwhile may have moved SMs to later instants; the turn lasts until the next wait.
-        if (top().due != at) continue;
+        if (top_due() != at) continue;
       } else if (sc_core::sc_pending_activity_at_current_time()) {
         running_ = false;
         waiting_until_ = at;
@@ -131,8 +123,8 @@ void TbCalendar::run() {
     local_ps_ = at;
     in_instant_ = true;
     // Every SM due at `at`, in slot order; one may make another due at `at` too.
-    while (top().due == at) {
-      const std::uint32_t slot = top().slot;
+    while (top_due() == at) {
+      const std::uint32_t slot = top_slot();
       dispatching_ = slot;
       rescheduled_ = kNever;  // what it schedules while it completes, if anything
       clients_[slot]->complete_due(at);

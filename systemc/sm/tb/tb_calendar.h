@@ -77,13 +77,14 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
 
  private:
   static constexpr std::uint32_t kNone = 0xFFFF'FFFFU;
-  /// A slot's next completion, as the tree holds it.
-  struct Entry {
-    TimePs due = kNever;
-    std::uint32_t slot = kNone;
-  };
+  /// A slot's next completion as the tree holds it: the due time in the high 64 bits, the slot in the
+  /// low ones, so that of two entries the one earlier by (due time, slot) is the smaller number.
+  __extension__ using Key = unsigned __int128;  // GCC and Clang; __extension__: no -Wpedantic warning
+  static Key key(TimePs due, std::uint32_t slot) { return (Key{due} << 64U) | slot; }
+  static TimePs due_of(Key k) { return static_cast<TimePs>(k >> 64U); }
   /// The earliest completion of all (due kNever: none), by (due time, slot).
-  [[nodiscard]] const Entry& top() const { return tree_[1]; }
+  [[nodiscard]] TimePs top_due() const { return due_of(tree_[1]); }
+  [[nodiscard]] std::uint32_t top_slot() const { return static_cast<std::uint32_t>(tree_[1]); }
   void run();
   void catch_up();
   /// Sets `slot`'s due time and replays its matches up to the root.
@@ -94,10 +95,10 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   /// A winner tree over the slots (issue 20: a thread-block completion changes one SM's entry, the one
   /// just taken from the top, and a 4-ary heap's sift-down was the model's largest cost): leaves_ leaves,
   /// a power of two, at tree_[leaves_ + slot], padding with due kNever; node i holds the earlier of its
-  /// children 2i and 2i + 1, the left one on a tie, so that equal times go in slot order; the root is
-  /// tree_[1]. An update replays the matches on the slot's path, log2(leaves_) of them, without
-  /// branches on the data.
-  std::vector<Entry> tree_ = {Entry{}, Entry{kNever, 0}};
+  /// children 2i and 2i + 1 (the smaller key: on equal times the lower slot, so equal times go in slot
+  /// order); the root is tree_[1]. An update replays the matches on the slot's path, log2(leaves_) of them,
+  /// without branches on the data.
+  std::vector<Key> tree_ = {Key{}, key(kNever, 0)};
   std::uint32_t leaves_ = 1;
   /// The slot whose completions are being handled (kNone: none): what it schedules meanwhile is kept in
   /// rescheduled_ and applied when it returns, so its entry in the tree moves once per instant.
