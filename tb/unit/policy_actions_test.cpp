@@ -148,6 +148,28 @@ TEST_F(PolicyActions, HooksNeverNest) {
   EXPECT_NO_THROW(driver_->check_final_invariants());
 }
 
+TEST_F(PolicyActions, TheDriverChecksAChoiceThePolicyCheckedOnlyElsewhere) {
+  // The driver reuses the policy's own can_issue() answer for the kernel select_kernel() chose on that
+  // SM (issue_one), and only that one: a check of another SM, or a refusal the policy ignores, must
+  // not let a thread block onto a full SM.
+  ScriptedPolicy& p = make_scripted();
+  p.arrival = [&](EngineControl& control) { control.assign_sm(SmId{0}, control.active_kernels().front()); };
+  bool ignore_refusal = false;
+  p.select = [&](SmId sm, const EngineControl& control) -> std::optional<KernelId> {
+    const KernelId k = control.active_kernels().front();
+    // Asks about this SM (no, once it is full) or about SM 1 (idle and empty: yes), then picks k anyway.
+    (void)control.can_issue(ignore_refusal ? sm : SmId{1}, k);
+    return k;
+  };
+  const KernelId k = launch(test::kernel("k", 100, 1.0, 256, 20000));  // registers allow 3 per SM
+  EXPECT_EQ(fakes_[0]->running.size(), 3U);
+  EXPECT_EQ(driver_->kernel(k).issued_tbs, 3U);
+  ignore_refusal = true;
+  complete(0);  // one thread block ends: room for one more, and no more
+  EXPECT_EQ(fakes_[0]->running.size(), 3U);
+  EXPECT_EQ(driver_->kernel(k).issued_tbs, 4U);
+}
+
 TEST_F(PolicyActions, ActionFromSelectKernelIsAnInvariantViolation) {
   ScriptedPolicy& p = make_scripted();
   p.arrival = [&](EngineControl& control) { control.assign_sm(SmId{0}, control.active_kernels().front()); };
