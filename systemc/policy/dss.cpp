@@ -131,7 +131,7 @@ void DssPolicy::ensure_model(const EngineControl& control) {
   next_cycle_ = edge_at(control.now());
   slot_kernel_.assign(config.num_slots, std::nullopt);
   queued_kernel_.assign(config.num_slots, std::nullopt);
-  queued_has_tbs_.assign(config.num_slots, false);
+  queued_has_tbs_.assign(config.num_slots, 0);
 }
 
 std::optional<int> DssPolicy::tokens_given(KernelId kernel) const {
@@ -152,17 +152,17 @@ void DssPolicy::push(const EngineControl& control, const Ref::Inputs& in, Kernel
   switch (in.kind) {
     case Ref::EventKind::kKernelInsert:
       queued_kernel_[in.index] = kernel;
-      queued_has_tbs_[in.index] = true;
+      queued_has_tbs_[in.index] = 1;
       queued_slots_.push_back(in.index);
       break;
     case Ref::EventKind::kKernelFinish:
       queued_kernel_[in.index].reset();
-      queued_has_tbs_[in.index] = false;
+      queued_has_tbs_[in.index] = 0;
       queued_slots_.erase(std::remove(queued_slots_.begin(), queued_slots_.end(), in.index),
                           queued_slots_.end());
       break;
     case Ref::EventKind::kHasTbs:
-      queued_has_tbs_[in.index] = in.flag;
+      queued_has_tbs_[in.index] = in.flag ? 1 : 0;
       break;
     default:
       break;
@@ -174,7 +174,7 @@ void DssPolicy::sync_has_tbs(const EngineControl& control) {
   for (std::size_t i = 0; i < queued_slots_.size(); ++i) {
     const std::uint32_t slot = queued_slots_[i];
     const bool has = slot_has_tbs(slot, control);
-    if (has != queued_has_tbs_[slot]) push(control, Ref::Inputs::has_tbs(slot, has));
+    if (has != (queued_has_tbs_[slot] != 0)) push(control, Ref::Inputs::has_tbs(slot, has));
   }
 }
 
@@ -444,7 +444,8 @@ KernelId DssPolicy::kernel_of_slot(std::uint32_t slot, const EngineControl& cont
 
 bool DssPolicy::slot_has_tbs(std::uint32_t slot, const EngineControl& control) const {
   const KernelStatus& k = control.kernel(*queued_kernel_[slot]);
-  if (holder_ == TokenHolder::kKernel || k.has_tbs_to_issue()) return k.has_tbs_to_issue();
+  if (k.has_tbs_to_issue()) return true;
+  if (holder_ == TokenHolder::kKernel) return false;
   for (const KernelId other : control.active_kernels()) {
     const KernelStatus& o = control.kernel(other);
     if (o.process == k.process && o.has_tbs_to_issue()) return true;

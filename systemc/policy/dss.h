@@ -167,9 +167,11 @@ class DssPolicy final : public SchedulingPolicy {
   std::deque<Pending> pending_;
   std::vector<std::optional<KernelId>> slot_kernel_;    ///< KSRT slot -> kernel, as the model knows it
   std::vector<std::optional<KernelId>> queued_kernel_;  ///< the same, counting queued events
-  std::vector<bool> queued_has_tbs_;                    ///< has_tbs per slot, counting queued events
-  std::vector<std::uint32_t> queued_slots_;             ///< slots with a kernel, counting queued events
-  std::vector<std::optional<int>> tokens_given_;        ///< per KernelId
+  /// has_tbs per slot, counting queued events: bytes, not std::vector<bool>'s bits (read for every slot
+  /// holding a kernel on every thread-block completion, sync_has_tbs()).
+  std::vector<std::uint8_t> queued_has_tbs_;
+  std::vector<std::uint32_t> queued_slots_;       ///< slots with a kernel, counting queued events
+  std::vector<std::optional<int>> tokens_given_;  ///< per KernelId
 };
 
 }  // namespace gpumux
