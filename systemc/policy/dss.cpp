@@ -173,7 +173,8 @@ void DssPolicy::sync_has_tbs(const EngineControl& control) {
   // Called on every thread-block completion: only the (few) slots holding a kernel are looked at.
   for (std::size_t i = 0; i < queued_slots_.size(); ++i) {
     const std::uint32_t slot = queued_slots_[i];
-    const bool has = slot_has_tbs(slot, control);
+    // The common case without a call: the slot's own kernel has thread blocks left.
+    const bool has = control.kernel(*queued_kernel_[slot]).has_tbs_to_issue() || slot_has_tbs(slot, control);
     if (has != (queued_has_tbs_[slot] != 0)) push(control, Ref::Inputs::has_tbs(slot, has));
   }
 }
