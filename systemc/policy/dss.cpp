@@ -173,8 +173,7 @@ void DssPolicy::sync_has_tbs(const EngineControl& control) {
   // Called on every thread-block completion: only the (few) slots holding a kernel are looked at.
   for (std::size_t i = 0; i < queued_slots_.size(); ++i) {
     const std::uint32_t slot = queued_slots_[i];
-    // The common case without a call: the slot's own kernel has thread blocks left.
-    const bool has = control.kernel(*queued_kernel_[slot]).has_tbs_to_issue() || slot_has_tbs(slot, control);
+    const bool has = slot_has_tbs(slot, control);
     if (has != (queued_has_tbs_[slot] != 0)) push(control, Ref::Inputs::has_tbs(slot, has));
   }
 }
@@ -443,13 +442,10 @@ KernelId DssPolicy::kernel_of_slot(std::uint32_t slot, const EngineControl& cont
   return *k;
 }
 
-bool DssPolicy::slot_has_tbs(std::uint32_t slot, const EngineControl& control) const {
-  const KernelStatus& k = control.kernel(*queued_kernel_[slot]);
-  if (k.has_tbs_to_issue()) return true;
-  if (holder_ == TokenHolder::kKernel) return false;
+bool DssPolicy::context_has_tbs(ProcessId process, const EngineControl& control) const {
   for (const KernelId other : control.active_kernels()) {
     const KernelStatus& o = control.kernel(other);
-    if (o.process == k.process && o.has_tbs_to_issue()) return true;
+    if (o.process == process && o.has_tbs_to_issue()) return true;
   }
   return false;
 }

@@ -143,8 +143,16 @@ class DssPolicy final : public SchedulingPolicy {
   [[nodiscard]] TimePs edge_time(std::uint64_t cycle) const;
   [[nodiscard]] std::uint64_t edge_at(TimePs time) const;
   void apply(const DssReference::Outputs& out, EngineControl& control);
-  /// has_tbs of a model slot: its kernel's, or (per-process) any active kernel of its context's.
-  [[nodiscard]] bool slot_has_tbs(std::uint32_t slot, const EngineControl& control) const;
+  /// has_tbs of a model slot: its kernel's, or (per-process) any active kernel of its context's. Inline:
+  /// sync_has_tbs() asks it for every slot on every thread-block completion, and the slot's own kernel
+  /// usually answers.
+  [[nodiscard]] bool slot_has_tbs(std::uint32_t slot, const EngineControl& control) const {
+    const KernelStatus& k = control.kernel(*queued_kernel_[slot]);
+    if (k.has_tbs_to_issue()) return true;
+    return holder_ == TokenHolder::kProcess && context_has_tbs(k.process, control);
+  }
+  /// Per-process tokens: some active kernel of `process` has thread blocks to issue.
+  [[nodiscard]] bool context_has_tbs(ProcessId process, const EngineControl& control) const;
   /// The model slot `kernel` is counted in: its KSRT entry, or its context's entry.
   [[nodiscard]] std::optional<std::uint32_t> slot_of(KernelId kernel, const EngineControl& control) const;
   void check_agreement(const EngineControl& control) const;
