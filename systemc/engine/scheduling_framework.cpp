@@ -59,12 +59,14 @@ void SchedulingFramework::admit(KernelId id, TimePs now) {
   slot_used_[k.ksrt_slot] = true;
   k.admitted_ps = now;
   active_.push_back(id);
+  note_tbs_to_issue_changed();
 }
 
 void SchedulingFramework::retire(KernelId kernel) {
   kernels_[index(kernel)].active = false;
   slot_used_[kernels_[index(kernel)].ksrt_slot] = false;
   active_.erase(std::remove(active_.begin(), active_.end(), kernel), active_.end());
+  note_tbs_to_issue_changed();
 }
 
 }  // namespace gpumux

@@ -45,6 +45,13 @@ class SchedulingFramework {
   [[nodiscard]] std::uint32_t num_sms() const { return static_cast<std::uint32_t>(smst_.size()); }
   [[nodiscard]] std::uint32_t active_capacity() const { return active_capacity_; }
 
+  /// A count that changes whenever some kernel's has_tbs_to_issue() may have changed or a kernel entered
+  /// or left the active queue (admit() and retire() advance it; the SM driver, which changes the KSRs'
+  /// issue state, calls note_tbs_to_issue_changed()). Equal readings mean no kernel's answer changed in
+  /// between, so a policy that mirrors those answers (DSS's has_tbs inputs) need not look again.
+  [[nodiscard]] std::uint64_t tbs_to_issue_epoch() const { return tbs_to_issue_epoch_; }
+  void note_tbs_to_issue_changed() { ++tbs_to_issue_epoch_; }
+
  private:
   std::vector<KernelStatus> kernels_;                    ///< every launch of the run, indexed by KernelId
   std::vector<std::optional<KernelId>> command_buffer_;  ///< per context (process index)
@@ -53,6 +60,7 @@ class SchedulingFramework {
   std::vector<bool> slot_used_;   ///< KSRT entries in use
   std::vector<SmStatus> smst_;
   std::uint32_t active_capacity_;
+  std::uint64_t tbs_to_issue_epoch_ = 0;
 };
 
 }  // namespace gpumux

@@ -159,6 +159,7 @@ void SmDriver::do_work(const DeferredWork& work) {
       if (work.claimed != 0) {
         framework_.kernel(work.kernel).claimed_tbs -= work.claimed;
         status.claimed_tbs -= work.claimed;
+        framework_.note_tbs_to_issue_changed();
       }
       try_issue(work.sm);
       // Set up for a kernel but given no thread block (select_kernel chose none): idle again.
@@ -278,6 +279,7 @@ void SmDriver::assign_sm(SmId sm, KernelId kernel) {
   const std::uint32_t claim = claim_for(sm, k);
   k.claimed_tbs += claim;
   status.claimed_tbs += claim;
+  framework_.note_tbs_to_issue_changed();
   if (hooks_.sm_changed) hooks_.sm_changed(sm);
   defer({DeferredWork::Kind::kIssue, sm, kernel, claim});
 }
@@ -336,6 +338,7 @@ void SmDriver::on_context_saved(SmId sm, const std::vector<PreemptedTb>& saved, 
     }
     state = TbState::kPreempted;
     framework_.kernel(p.kernel).preempted_tbs.push_back({p.tb, p.resume});
+    framework_.note_tbs_to_issue_changed();
     if (trace_ != nullptr) trace_->on_tb({sm, p.kernel, p.tb, p.resident_ps, p.stopped_ps, false});
     auto it = std::find_if(status.residents.begin(), status.residents.end(),
                            [&](const ResidentKernel& r) { return r.kernel == p.kernel; });
@@ -404,6 +407,9 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
     }
     ++tbs_issued_;
   }
+  // The one issue-state change on every thread block: it changes has_tbs_to_issue() only when it takes
+  // the kernel's last thread block (with a claim pending elsewhere, when it may).
+  if (k.claimed_tbs != 0 || !k.has_tbs_to_issue()) framework_.note_tbs_to_issue_changed();
   launch.tb = tb;
   launch.after_preemption = awaiting_setup_[index(sm)] != kNoRecord;
   tb_states_[index(kernel)][tb] = TbState::kRunning;

@@ -179,6 +179,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
     return static_cast<std::uint32_t>(hooks_.process_names.size());
   }
   [[nodiscard]] std::uint32_t active_capacity() const override { return framework_.active_capacity(); }
+  [[nodiscard]] std::uint64_t tbs_to_issue_epoch() const override { return framework_.tbs_to_issue_epoch(); }
   [[nodiscard]] const SmResources& sm_resources() const override { return gpu_.sm; }
   [[nodiscard]] std::uint64_t seed() const override { return seed_; }
 

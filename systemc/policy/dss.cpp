@@ -34,6 +34,11 @@ DssImplementationFactory& implementation_factory() {
   return factory;
 }
 
+bool& verify_skipped_has_tbs() {
+  static bool on = false;
+  return on;
+}
+
 bool same_outputs(const Ref::Outputs& a, const Ref::Outputs& b) {
   return a.busy == b.busy && a.assign.valid == b.assign.valid && a.assign.sm == b.assign.sm &&
          a.assign.slot == b.assign.slot && a.reserve.valid == b.reserve.valid &&
@@ -45,6 +50,8 @@ bool same_outputs(const Ref::Outputs& a, const Ref::Outputs& b) {
 void set_dss_implementation_factory(DssImplementationFactory factory) {
   implementation_factory() = std::move(factory);
 }
+
+void set_dss_verify_skipped_has_tbs(bool on) { verify_skipped_has_tbs() = on; }
 
 int EqualShareTokens::tokens_for(ProcessId process, std::optional<int> os_tokens, std::uint32_t num_sms,
                                  std::uint32_t num_processes) {
@@ -149,6 +156,7 @@ std::optional<std::int32_t> DssPolicy::slot_tokens(std::uint32_t slot) const {
 
 void DssPolicy::push(const EngineControl& control, const Ref::Inputs& in, KernelId kernel) {
   pending_.push_back({in, kernel, control.now()});
+  synced_epoch_.reset();  // the queued slots may differ from what the last sync_has_tbs() left
   switch (in.kind) {
     case Ref::EventKind::kKernelInsert:
       queued_kernel_[in.index] = kernel;
@@ -170,12 +178,28 @@ void DssPolicy::push(const EngineControl& control, const Ref::Inputs& in, Kernel
 }
 
 void DssPolicy::sync_has_tbs(const EngineControl& control) {
-  // Called on every thread-block completion: only the (few) slots holding a kernel are looked at.
+  // Called on every thread-block completion. Most find nothing changed since the last look (a thread
+  // block issued that left others to issue): skipped on the engine's epoch. Otherwise only the (few)
+  // slots holding a kernel are looked at.
+  const std::uint64_t epoch = control.tbs_to_issue_epoch();
+  if (synced_epoch_ == epoch) {
+    if (verify_skipped_has_tbs()) {
+      for (const std::uint32_t slot : queued_slots_) {
+        if (slot_has_tbs(slot, control) != (queued_has_tbs_[slot] != 0)) {
+          violation("has_tbs of KSRT slot " + std::to_string(slot) +
+                        " changed while the engine's epoch stood still (a look was skipped wrongly)",
+                    0, queued_kernel_[slot], control);
+        }
+      }
+    }
+    return;
+  }
   for (std::size_t i = 0; i < queued_slots_.size(); ++i) {
     const std::uint32_t slot = queued_slots_[i];
     const bool has = slot_has_tbs(slot, control);
     if (has != (queued_has_tbs_[slot] != 0)) push(control, Ref::Inputs::has_tbs(slot, has));
   }
+  synced_epoch_ = epoch;
 }
 
 void DssPolicy::on_kernel_arrival(KernelId kernel, EngineControl& control) {
@@ -246,7 +270,10 @@ void DssPolicy::on_kernel_finished(KernelId kernel, EngineControl& control) {
     for (const KernelId other : control.active_kernels()) {
       if (control.kernel(other).process != process) continue;
       // The context keeps its entry for its other active kernels; one of them now stands for it.
-      if (queued_kernel_[*slot] == kernel) queued_kernel_[*slot] = other;
+      if (queued_kernel_[*slot] == kernel) {
+        queued_kernel_[*slot] = other;
+        synced_epoch_.reset();
+      }
       if (slot_kernel_[*slot] == kernel) slot_kernel_[*slot] = other;
       // SMs reserved for the context with the finished kernel as their `next` are set up for another
       // of its kernels instead (Tanasic 3.4: the target may change while the SM is preempted).

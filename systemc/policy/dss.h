@@ -60,6 +60,9 @@ using DssImplementationFactory =
     std::function<std::unique_ptr<DssImplementation>(const DssReference::Config&)>;
 /// Every DssPolicy created from now on also builds and drives this implementation (empty: none).
 void set_dss_implementation_factory(DssImplementationFactory factory);
+/// Tests: when on, every DssPolicy checks each has_tbs look it skips on an unchanged engine epoch
+/// (EngineControl::tbs_to_issue_epoch) against a full look, and throws InvariantViolation on a difference.
+void set_dss_verify_skipped_has_tbs(bool on);
 
 class DssPolicy final : public SchedulingPolicy {
  public:
@@ -123,7 +126,8 @@ class DssPolicy final : public SchedulingPolicy {
 
   void ensure_model(const EngineControl& control);
   void push(const EngineControl& control, const DssReference::Inputs& in, KernelId kernel = KernelId{0});
-  /// Queues has_tbs events for mapped slots whose bit changed in the engine.
+  /// Queues has_tbs events for mapped slots whose bit changed in the engine. Skipped while the engine's
+  /// tbs_to_issue_epoch() and the queued slots are as the last look left them (synced_epoch_).
   void sync_has_tbs(const EngineControl& control);
   /// Clocks the model until the queue is empty and the search stopped, applying its outputs (the
   /// driver carries them out after the hook returns, policy.h: no hook re-enters this one).
@@ -144,8 +148,7 @@ class DssPolicy final : public SchedulingPolicy {
   [[nodiscard]] std::uint64_t edge_at(TimePs time) const;
   void apply(const DssReference::Outputs& out, EngineControl& control);
   /// has_tbs of a model slot: its kernel's, or (per-process) any active kernel of its context's. Inline:
-  /// sync_has_tbs() asks it for every slot on every thread-block completion, and the slot's own kernel
-  /// usually answers.
+  /// sync_has_tbs() asks it for every slot each time it looks, and the slot's own kernel usually answers.
   [[nodiscard]] bool slot_has_tbs(std::uint32_t slot, const EngineControl& control) const {
     const KernelStatus& k = control.kernel(*queued_kernel_[slot]);
     if (k.has_tbs_to_issue()) return true;
@@ -176,9 +179,12 @@ class DssPolicy final : public SchedulingPolicy {
   std::vector<std::optional<KernelId>> slot_kernel_;    ///< KSRT slot -> kernel, as the model knows it
   std::vector<std::optional<KernelId>> queued_kernel_;  ///< the same, counting queued events
   /// has_tbs per slot, counting queued events: bytes, not std::vector<bool>'s bits (read for every slot
-  /// holding a kernel on every thread-block completion, sync_has_tbs()).
+  /// holding a kernel each time sync_has_tbs() looks).
   std::vector<std::uint8_t> queued_has_tbs_;
-  std::vector<std::uint32_t> queued_slots_;       ///< slots with a kernel, counting queued events
+  std::vector<std::uint32_t> queued_slots_;  ///< slots with a kernel, counting queued events
+  /// The engine's tbs_to_issue_epoch() when sync_has_tbs() last left queued_has_tbs_ equal to every slot's
+  /// has_tbs; reset by any change of the queued slots. While both hold, another look finds nothing.
+  std::optional<std::uint64_t> synced_epoch_;
   std::vector<std::optional<int>> tokens_given_;  ///< per KernelId
 };
 

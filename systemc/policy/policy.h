@@ -79,6 +79,11 @@ class EngineControl {
   /// The GPU's core clock: a policy that models its hardware's decision latency in cycles (DSS with
   /// `latency: hardware`) converts cycles to time with it.
   [[nodiscard]] virtual double core_clock_mhz() const = 0;
+  /// A count that changes whenever some kernel's has_tbs_to_issue() may have changed, or a kernel entered
+  /// or left the active queue; unchanged, it says that every kernel's answer is what it was at the last
+  /// reading. A policy mirroring those answers on every thread-block completion (DSS's has_tbs inputs)
+  /// looks again only when it moved: issuing a thread block that leaves others to issue does not move it.
+  [[nodiscard]] virtual std::uint64_t tbs_to_issue_epoch() const = 0;
 
   // --- actions ---------------------------------------------------------------------------------
   /// Set up an idle SM for `kernel` and start issuing its thread blocks.

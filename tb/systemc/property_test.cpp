@@ -42,6 +42,7 @@
 #include "engine/active_cores/seq_det.h"
 #include "engine/perf_sat.h"
 #include "kernelet/characterisation.h"
+#include "policy/dss.h"
 #include "policy/registry.h"
 #include "program/phase_analysis.h"
 #include "program/program_parser.h"
@@ -542,6 +543,52 @@ TEST(Property, RunningAheadChangesNoResultWhenProcessesTie) {
     EXPECT_EQ(ahead, step) << mix << ": running ahead moved "
                            << nlohmann::json::diff(step, ahead).dump().substr(0, 2000);
   }
+}
+
+// Issue 20: DSS mirrors every slot's has_tbs on each thread-block completion, and skips the look while the
+// engine's tbs_to_issue_epoch() stands still (policy/dss.cpp, sync_has_tbs). With the check on, every skip is
+// compared with a full look, and a difference is an invariant violation (the run fails): random workloads
+// (GPUMUX_DSS_SKIP_WORKLOADS, default 40) under process and kernel tokens and hardware latency, both
+// mechanisms (preemptions fill the PTBQ and claims are made and released), and the 8-process Tanasic mix.
+TEST(Property, DssSkipsNoChangeOfHasTbs) {
+  const char* env = std::getenv("GPUMUX_DSS_SKIP_WORKLOADS");
+  const std::uint64_t workloads = env != nullptr ? std::strtoull(env, nullptr, 10) : 40;
+  set_dss_verify_skipped_has_tbs(true);  // the forked children inherit it
+  const std::vector<PolicyOptions> variants = {{}, {{"tokens", "kernel"}}, {{"latency", "hardware"}}};
+  std::vector<SimulationSpec> specs;
+  std::vector<std::string> labels;
+  SimulationSpec mix;
+  mix.gpu = load_gpu_config(std::string(GPUMUX_SOURCE_DIR) + "/configs/gpus/kepler-k20c.yaml");
+  mix.workload =
+      load_workload(std::string(GPUMUX_SOURCE_DIR) + "/tb/systemc/data/tanasic-8proc-mix.yaml", mix.gpu);
+  for (std::uint64_t seed = 0; seed <= workloads; ++seed) {
+    const SimulationSpec base = seed == 0 ? mix : random_workload(seed).spec;
+    for (const PolicyOptions& options : variants) {
+      for (PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
+        SimulationSpec spec = policy_variant(base, "dss", m);
+        spec.policy_options.insert(options.begin(), options.end());
+        specs.push_back(spec);
+        labels.push_back((seed == 0 ? std::string("tanasic-8proc-mix") : "seed " + std::to_string(seed)) +
+                         (options.empty() ? "" : " (" + options.begin()->second + ")") +
+                         (m == PreemptionMechanism::kContextSwitch ? ", context-switch" : ", drain"));
+      }
+    }
+  }
+  std::size_t preempted_runs = 0;
+  for (std::size_t i = 0; i < specs.size(); i += 2) {
+    const std::vector<SimulationSpec> pair(
+        specs.begin() + static_cast<std::ptrdiff_t>(i),
+        specs.begin() + static_cast<std::ptrdiff_t>(std::min(i + 2, specs.size())));
+    try {
+      for (const RunResult& r : simulate_all(pair, 2)) preempted_runs += r.preemptions.empty() ? 0 : 1;
+    } catch (const SimulationFailed& e) {
+      ADD_FAILURE() << labels[i] << " or the run after it: " << e.what();
+    }
+  }
+  set_dss_verify_skipped_has_tbs(false);
+  std::printf("%zu DSS simulations with every skipped has_tbs look checked, %zu with preemptions\n",
+              specs.size(), preempted_runs);
+  EXPECT_GT(preempted_runs, specs.size() / 4);
 }
 
 /// Warp level: instructions per launch as the programs ask, SMs against kernels, issue slots.

@@ -222,6 +222,41 @@ TEST_F(PolicyActions, AssignedSmThatReceivesNothingIsIdleAgainAndReported) {
   EXPECT_NO_THROW(driver_->check_final_invariants());
 }
 
+// Issue 20: a claim that takes a kernel's last thread blocks ends its has_tbs_to_issue() inside the hook, and
+// its release (the assigned SM took none) brings it back; both move the engine's tbs_to_issue_epoch(), which
+// DSS reads to skip its has_tbs look (it looks right after its own assignments, inside the hook).
+TEST_F(PolicyActions, ClaimsAndTheirReleaseMoveTheIssueStateEpoch) {
+  ScriptedPolicy& p = make_scripted(1);
+  bool refuse = true;
+  std::uint64_t after_claim = 0;
+  p.arrival = [&](EngineControl& control) {
+    const KernelId k = control.active_kernels().front();
+    const std::uint64_t before = control.tbs_to_issue_epoch();
+    ASSERT_TRUE(control.kernel(k).has_tbs_to_issue());
+    control.assign_sm(SmId{0}, k);  // 4 thread blocks fit: the claim takes all of them
+    EXPECT_FALSE(control.kernel(k).has_tbs_to_issue());
+    after_claim = control.tbs_to_issue_epoch();
+    EXPECT_NE(after_claim, before);
+  };
+  p.select = [&](SmId sm, const EngineControl& control) -> std::optional<KernelId> {
+    if (refuse) return std::nullopt;
+    return control.sm(sm).kernel;
+  };
+  int idle_calls = 0;
+  p.idle = [&](SmId sm, EngineControl& control) {
+    if (++idle_calls > 1) return;  // the last, once the kernel finished
+    const KernelId k = control.active_kernels().front();
+    EXPECT_TRUE(control.kernel(k).has_tbs_to_issue());  // the claim was released: nothing was issued
+    EXPECT_NE(control.tbs_to_issue_epoch(), after_claim);
+    refuse = false;
+    control.assign_sm(sm, k);
+  };
+  launch(test::kernel("k", 4, 1.0));
+  EXPECT_EQ(fakes_[0]->running.size(), 4U);
+  drain_all();
+  EXPECT_NO_THROW(driver_->check_final_invariants());
+}
+
 TEST_F(PolicyActions, EndlessAssignAndRefuseIsAnInvariantViolationNotAHang) {
   ScriptedPolicy& p = make_scripted(2);
   p.arrival = [&](EngineControl& control) { control.assign_sm(SmId{0}, control.active_kernels().front()); };

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "common/test_support.h"
 #include "core/error.h"
@@ -256,6 +259,109 @@ TEST(PolicySeed, PoliciesSeeTheRunsSeedThroughTheEngine) {
   driver.launch(k);
   ASSERT_EQ(seen.size(), 1U);
   EXPECT_EQ(seen[0], 0xfeedfacecafebeefULL);
+}
+
+/// Wraps a registered policy and, at every hook and query, checks the engine's tbs_to_issue_epoch()
+/// against what it guards: when the epoch reads as it did at the last call, every active kernel's
+/// has_tbs_to_issue() and the active queue itself must be as they were then (DSS skips its has_tbs look on
+/// that promise, policy/dss.cpp).
+class EpochWatcher final : public SchedulingPolicy {
+ public:
+  explicit EpochWatcher(std::unique_ptr<SchedulingPolicy> inner) : inner_(std::move(inner)) {}
+  [[nodiscard]] std::string name() const override { return inner_->name(); }
+  void on_kernel_arrival(KernelId kernel, EngineControl& control) override {
+    look(control);
+    inner_->on_kernel_arrival(kernel, control);
+  }
+  void on_sm_idle(SmId sm, EngineControl& control) override {
+    look(control);
+    inner_->on_sm_idle(sm, control);
+  }
+  void on_tb_started(SmId sm, KernelId kernel, EngineControl& control) override {
+    look(control);
+    inner_->on_tb_started(sm, kernel, control);
+  }
+  void on_tb_finished(SmId sm, KernelId kernel, TimePs duration_ps, EngineControl& control) override {
+    look(control);
+    inner_->on_tb_finished(sm, kernel, duration_ps, control);
+  }
+  void on_kernel_finished(KernelId kernel, EngineControl& control) override {
+    look(control);
+    inner_->on_kernel_finished(kernel, control);
+  }
+  void on_preemption_done(SmId sm, KernelId preempted, EngineControl& control) override {
+    look(control);
+    inner_->on_preemption_done(sm, preempted, control);
+  }
+  [[nodiscard]] std::optional<KernelId> select_kernel(SmId sm, const EngineControl& control) override {
+    look(control);
+    return inner_->select_kernel(sm, control);
+  }
+
+  std::size_t looks = 0;
+  std::size_t moved = 0;    ///< looks where the epoch had moved
+  std::size_t changed = 0;  ///< looks where some kernel's answer or the active queue had changed
+
+ private:
+  void look(const EngineControl& control) {
+    std::vector<std::pair<KernelId, bool>> now;
+    for (const KernelId k : control.active_kernels()) {
+      now.emplace_back(k, control.kernel(k).has_tbs_to_issue());
+    }
+    const std::uint64_t epoch = control.tbs_to_issue_epoch();
+    if (looks > 0) {
+      if (now != last_) ++changed;
+      if (epoch != last_epoch_) {
+        ++moved;
+      } else {
+        EXPECT_EQ(now, last_) << "at " << control.now() << " ps: a kernel's has_tbs_to_issue() or the active "
+                              << "queue changed while tbs_to_issue_epoch() stood at " << epoch;
+      }
+    }
+    ++looks;
+    last_ = std::move(now);
+    last_epoch_ = epoch;
+  }
+  std::unique_ptr<SchedulingPolicy> inner_;
+  std::vector<std::pair<KernelId, bool>> last_;
+  std::uint64_t last_epoch_ = 0;
+};
+
+// Issue 20: every change of a kernel's issue state moves the epoch (the last thread block issued, a context
+// save filling the PTBQ, a re-issue emptying it, an SM's claim made and released, a kernel admitted or
+// retired), and issuing a thread block that leaves others to issue does not.
+TEST_F(DriverTest, TbsToIssueEpochMovesWithEveryChangeOfIssueState) {
+  for (const PreemptionMechanism m : {PreemptionMechanism::kContextSwitch, PreemptionMechanism::kDrain}) {
+    for (const char* inner : {"fcfs", "fifo", "ppq"}) {
+      auto watcher = std::make_unique<EpochWatcher>(create_policy(inner, {}));
+      EpochWatcher& w = *watcher;
+      make_with(std::move(watcher), 2, m);
+      launch(test::kernel("a", 20, 5.0, 256, 8192), 0);
+      const KernelId b = launch(test::kernel("b", 9, 1.0, 256, 8192), 1);
+      // A preemption in the middle of a's thread blocks (its PTBQ fills, then empties), then to the end.
+      for (int i = 0; i < 4; ++i) complete(0);
+      driver_->reserve_sm(SmId{0}, b);
+      if (fakes_[0]->save_requested) save(0);
+      drain_all();
+      launch(test::kernel("c", 3, 1.0), 0);
+      drain_all();
+      EXPECT_NO_THROW(driver_->check_final_invariants());
+      EXPECT_GT(w.changed, 4U) << inner;
+      EXPECT_LT(w.moved, w.looks / 2) << inner << ": the epoch moved at most looks";
+    }
+  }
+}
+
+// The epoch stands still while thread blocks issue and others remain: a policy mirroring has_tbs skips
+// nearly every look (what DSS saves per thread block, docs/performance.md).
+TEST_F(DriverTest, TbsToIssueEpochStandsStillWhileThreadBlocksRemain) {
+  make("fcfs");
+  launch(test::kernel("k", 100, 1.0, 256, 20000));  // 3 per SM
+  const std::uint64_t before = driver_->tbs_to_issue_epoch();
+  for (int i = 0; i < 20; ++i) complete(i % 2);
+  EXPECT_EQ(driver_->tbs_to_issue_epoch(), before);
+  drain_all();  // the last thread block issued, the kernel retired
+  EXPECT_GT(driver_->tbs_to_issue_epoch(), before);
 }
 
 }  // namespace
