@@ -12,6 +12,8 @@
 #include <ctime>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 #include <systemc>
@@ -225,6 +227,13 @@ int warp_bench(const GpuConfig& gpu, const std::string& tbs_text, const std::str
   return kExitOk;
 }
 
+/// The median of `values` (not empty): the middle one, or the mean of the two middle ones.
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 }  // namespace
 
 int bench_command(const std::vector<std::string>& args) {
@@ -236,6 +245,7 @@ int bench_command(const std::vector<std::string>& args) {
   std::string sm_model;
   std::string warp_scheduler;
   std::string processes_text;
+  std::string rounds_text;
   options.add_options()("help,h", "show this help")("json", "print one JSON object")(
       "tb-interference",
       "TB level: memory interference on, the bench kernel asking 1.2x the peak bandwidth (the shared work "
@@ -252,7 +262,13 @@ int bench_command(const std::vector<std::string>& args) {
       "sm-model", po::value(&sm_model), "tb or warp (default: the GPU file's sm.model)")(
       "processes", po::value(&processes_text),
       "TB level: processes, one kernel launch each, sharing the thread blocks (1 to 64, default 8)")(
-      "warp-scheduler", po::value(&warp_scheduler), "warp level: warp scheduler (default: the GPU file's)");
+      "warp-scheduler", po::value(&warp_scheduler), "warp level: warp scheduler (default: the GPU file's)")(
+      "rounds", po::value(&rounds_text),
+      "TB level: measure N rounds (1 to 101, default 1), each the model then the bare loop, and report "
+      "medians and ranges: the rates of a shared machine move from run to run")(
+      "against-fcfs",
+      "TB level, a policy other than fcfs: each round also runs the same workload under fcfs, and the "
+      "report gives the policy's rate as a share of fcfs's (share_of_fcfs)");
   po::variables_map vm;
   try {
     const po::parsed_options parsed = po::command_line_parser(args).options(options).run();
@@ -265,13 +281,19 @@ int bench_command(const std::vector<std::string>& args) {
   }
   if (vm.count("help") != 0U) {
     std::cout << "usage: gpumux bench [--json] [--tbs N] [--processes N] [--gpu FILE] [--policy NAME] "
-                 "[--sm-model tb|warp] "
-                 "[--memory]\n\n"
+                 "[--rounds N] [--against-fcfs] [--sm-model tb|warp] [--memory]\n\n"
               << options << '\n';
     return kExitOk;
   }
   if (gpu_path.empty()) gpu_path = config_file("gpus/hopper-h100-like.yaml");
   GpuConfig gpu = load_gpu_config(gpu_path);
+  apply_sm_model_options(gpu, sm_model, warp_scheduler);
+  const bool tb_level_only = !rounds_text.empty() || vm.count("against-fcfs") != 0U;
+  if (tb_level_only && (vm.count("memory") != 0U || gpu.sm_model == SmModel::kWarp)) {
+    std::cerr << "gpumux bench: --rounds and --against-fcfs measure the TB-level model; not with "
+              << (vm.count("memory") != 0U ? "--memory" : "the warp-level SM") << '\n';
+    return kExitBadInput;
+  }
   if (vm.count("memory") != 0U) {
     const std::uint64_t requests =
         parse_integer_option("--tbs", tbs_text.empty() ? "2000000" : tbs_text, 1000, 1'000'000'000);
@@ -290,7 +312,6 @@ int bench_command(const std::vector<std::string>& args) {
     }
     return kExitOk;
   }
-  apply_sm_model_options(gpu, sm_model, warp_scheduler);
   if (gpu.sm_model == SmModel::kWarp) {
     return warp_bench(gpu, tbs_text, policy, preemption, vm.count("json") != 0U);
   }
@@ -314,42 +335,106 @@ int bench_command(const std::vector<std::string>& args) {
   }
   spec.policy = policy;
   spec.preemption = parse_preemption(preemption);
-  const RunResult model = simulate(spec);
+  const auto rounds = static_cast<std::size_t>(
+      parse_integer_option("--rounds", rounds_text.empty() ? "1" : rounds_text, 1, 101));
+  const bool against_fcfs = vm.count("against-fcfs") != 0U;
+  if (against_fcfs && policy == "fcfs") {
+    std::cerr << "gpumux bench: --against-fcfs compares another policy with fcfs, and --policy is fcfs\n";
+    return kExitBadInput;
+  }
+  SimulationSpec fcfs_spec = spec;
+  fcfs_spec.policy = "fcfs";
 
+  // Each round: the model, fcfs on the same workload if asked, then the bare loop; in turn, so that a
+  // machine whose speed drifts treats them alike.
   const std::uint32_t sms = spec.gpu.num_sms;
-  const std::uint64_t per_sm = model.tbs_completed / sms;
-  const nlohmann::json bare = run_in_child([sms, per_sm] {
-    auto loop = std::make_unique<BareLoop>("bare", sms, per_sm);
-    const auto start = std::chrono::steady_clock::now();
-    sc_core::sc_start();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return nlohmann::json{{"events", static_cast<std::uint64_t>(sms) * per_sm}, {"seconds", wall}};
-  });
+  std::vector<double> tb_rates;
+  std::vector<double> bare_rates;
+  std::vector<double> ratios;
+  std::vector<double> walls;
+  std::vector<double> fcfs_rates;
+  std::vector<double> shares;
+  RunResult first;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    RunResult model = simulate(spec);
+    if (r == 0) {
+      first = model;
+    } else if (model.tbs_completed != first.tbs_completed || model.end_ps != first.end_ps ||
+               model.preemptions.size() != first.preemptions.size()) {
+      throw InvariantViolation("invariant violated: gpumux bench round " + std::to_string(r + 1) +
+                               " simulated another run than round 1 (same inputs and seed)");
+    }
+    const double tb_per_s = static_cast<double>(model.tbs_completed) / model.wall_seconds;
+    if (against_fcfs) {
+      const RunResult fcfs = simulate(fcfs_spec);
+      const double fcfs_per_s = static_cast<double>(fcfs.tbs_completed) / fcfs.wall_seconds;
+      fcfs_rates.push_back(fcfs_per_s);
+      shares.push_back(tb_per_s / fcfs_per_s);
+    }
+    const std::uint64_t per_sm = model.tbs_completed / sms;
+    const nlohmann::json bare = run_in_child([sms, per_sm] {
+      auto loop = std::make_unique<BareLoop>("bare", sms, per_sm);
+      const auto start = std::chrono::steady_clock::now();
+      sc_core::sc_start();
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return nlohmann::json{{"events", static_cast<std::uint64_t>(sms) * per_sm}, {"seconds", wall}};
+    });
+    const double bare_per_s = bare.at("events").get<double>() / bare.at("seconds").get<double>();
+    tb_rates.push_back(tb_per_s);
+    bare_rates.push_back(bare_per_s);
+    ratios.push_back(tb_per_s / bare_per_s);
+    walls.push_back(model.wall_seconds);
+  }
 
-  const double tb_per_s = static_cast<double>(model.tbs_completed) / model.wall_seconds;
-  const double bare_per_s = bare.at("events").get<double>() / bare.at("seconds").get<double>();
+  const double tb_per_s = median(tb_rates);
+  const double bare_per_s = median(bare_rates);
+  const double ratio = median(ratios);
   nlohmann::json out = {{"gpu", spec.gpu.name},
                         {"sms", sms},
                         {"processes", processes},
                         {"policy", policy},
                         {"preemption", preemption},
-                        {"preemptions", model.preemptions.size()},
-                        {"thread_blocks", model.tbs_completed},
-                        {"wall_seconds", model.wall_seconds},
-                        {"simulated_ms", ns_from_ps(model.end_ps) / 1e6},
+                        {"preemptions", first.preemptions.size()},
+                        {"thread_blocks", first.tbs_completed},
+                        {"wall_seconds", median(walls)},
+                        {"simulated_ms", ns_from_ps(first.end_ps) / 1e6},
                         {"tb_per_s", tb_per_s},
                         {"bare_events_per_s", bare_per_s},
-                        {"ratio", tb_per_s / bare_per_s}};
+                        {"ratio", ratio},
+                        {"rounds", rounds}};
+  if (rounds > 1) {
+    out["tb_per_s_min"] = *std::min_element(tb_rates.begin(), tb_rates.end());
+    out["tb_per_s_max"] = *std::max_element(tb_rates.begin(), tb_rates.end());
+    out["ratio_min"] = *std::min_element(ratios.begin(), ratios.end());
+    out["ratio_max"] = *std::max_element(ratios.begin(), ratios.end());
+  }
+  if (against_fcfs) {
+    out["fcfs_tb_per_s"] = median(fcfs_rates);
+    out["share_of_fcfs"] = median(shares);
+    out["share_of_fcfs_min"] = *std::min_element(shares.begin(), shares.end());
+    out["share_of_fcfs_max"] = *std::max_element(shares.begin(), shares.end());
+  }
   if (vm.count("json") != 0U) {
     std::cout << out.dump() << '\n';
   } else {
     std::printf("gpumux bench: %llu thread blocks of %u processes on %s (%u SMs), policy %s\n",
-                static_cast<unsigned long long>(model.tbs_completed), processes, spec.gpu.name.c_str(), sms,
+                static_cast<unsigned long long>(first.tbs_completed), processes, spec.gpu.name.c_str(), sms,
                 policy.c_str());
-    std::printf("  model:      %.2f s wall, %.0f thread blocks/s, %zu preemptions (%s)\n", model.wall_seconds,
-                tb_per_s, model.preemptions.size(), preemption.c_str());
+    if (rounds > 1) std::printf("  medians of %zu rounds (range in brackets)\n", rounds);
+    std::printf("  model:      %.2f s wall, %.0f thread blocks/s, %zu preemptions (%s)\n", median(walls),
+                tb_per_s, first.preemptions.size(), preemption.c_str());
+    if (rounds > 1) {
+      std::printf("              [%.0f to %.0f thread blocks/s]\n", out.at("tb_per_s_min").get<double>(),
+                  out.at("tb_per_s_max").get<double>());
+    }
     std::printf("  bare loop:  %.0f events/s (one timed event per thread block)\n", bare_per_s);
-    std::printf("  ratio:      %.3f\n", tb_per_s / bare_per_s);
+    std::printf("  ratio:      %.3f\n", ratio);
+    if (against_fcfs) {
+      std::printf("  fcfs:       %.0f thread blocks/s; %s keeps %.0f%% of it [%.0f%% to %.0f%%]\n",
+                  median(fcfs_rates), policy.c_str(), 100 * median(shares),
+                  100 * out.at("share_of_fcfs_min").get<double>(),
+                  100 * out.at("share_of_fcfs_max").get<double>());
+    }
   }
   return kExitOk;
 }

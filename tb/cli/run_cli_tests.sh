@@ -323,6 +323,31 @@ cp "$work/out" "$work/bench-processes.json"
 check bench-processes-count 0 python3 -c "import json; d=json.load(open('$work/bench-processes.json')); assert d['processes']==64 and d['thread_blocks']==6400, d"
 check bench-processes-bad 2 "$gpumux" bench --processes 65
 expect_text bench-processes-bad-msg "$work/err" "--processes must be an integer from 1 to 64"
+# --rounds: medians and ranges over rounds of one deterministic run; --against-fcfs: the policy's rate as a
+# share of fcfs's in the same rounds (issue 20 item 3's bar for DSS). Speed is reported, not asserted.
+check bench-rounds 0 "$gpumux" bench --json --tbs 20000 --rounds 3 --policy dss --against-fcfs
+cp "$work/out" "$work/bench-rounds.json"
+check bench-rounds-keys 0 python3 -c "
+import json
+d = json.load(open('$work/bench-rounds.json'))
+assert d['rounds'] == 3 and d['policy'] == 'dss', d
+assert d['tb_per_s_min'] <= d['tb_per_s'] <= d['tb_per_s_max'], d
+assert d['ratio_min'] <= d['ratio'] <= d['ratio_max'], d
+assert d['fcfs_tb_per_s'] > 0 and d['share_of_fcfs_min'] <= d['share_of_fcfs'] <= d['share_of_fcfs_max'], d
+"
+check bench-rounds-text 0 "$gpumux" bench --tbs 20000 --rounds 2 --policy dss --against-fcfs
+expect_text bench-rounds-text-median "$work/out" "medians of 2 rounds"
+expect_text bench-rounds-text-share "$work/out" "dss keeps"
+cp "$work/bench.json" "$work/bench-one.json"  # bench-json above: one round
+check bench-rounds-one-key 0 python3 -c "import json; d=json.load(open('$work/bench-one.json')); assert d['rounds']==1 and 'tb_per_s_min' not in d and 'share_of_fcfs' not in d, d"
+check bench-rounds-zero 2 "$gpumux" bench --rounds 0
+expect_text bench-rounds-zero-msg "$work/err" "--rounds must be an integer from 1 to 101"
+check bench-against-fcfs-fcfs 2 "$gpumux" bench --against-fcfs
+expect_text bench-against-fcfs-fcfs-msg "$work/err" "--against-fcfs compares another policy with fcfs"
+check bench-rounds-memory 2 "$gpumux" bench --memory --rounds 3
+expect_text bench-rounds-memory-msg "$work/err" "--rounds and --against-fcfs measure the TB-level model; not with --memory"
+check bench-rounds-warp 2 "$gpumux" bench --sm-model warp --rounds 3
+expect_text bench-rounds-warp-msg "$work/err" "not with the warp-level SM"
 # Warp level (docs/performance.md "Warp level"): the named fields; speed is measured, not asserted.
 # Every warp runs the whole bench program (configs/kernels/bench.yaml: 1 + 50 x (11 + the loop-back)
 # = 601 instructions), 8 warps per thread block, on the full GPU and on 13 SMs alike.
