@@ -264,8 +264,8 @@ int bench_command(const std::vector<std::string>& args) {
       "TB level: processes, one kernel launch each, sharing the thread blocks (1 to 64, default 8)")(
       "warp-scheduler", po::value(&warp_scheduler), "warp level: warp scheduler (default: the GPU file's)")(
       "rounds", po::value(&rounds_text),
-      "TB level: measure N rounds (1 to 101, default 1), each the model then the bare loop, and report "
-      "medians and ranges: the rates of a shared machine move from run to run")(
+      "TB level and --memory: measure N rounds (1 to 101, default 1), at the TB level each the model then "
+      "the bare loop, and report medians and ranges: the rates of a shared machine move from run to run")(
       "against-fcfs",
       "TB level, a policy other than fcfs: each round also runs the same workload under fcfs, and the "
       "report gives the policy's rate as a share of fcfs's (share_of_fcfs)");
@@ -288,27 +288,63 @@ int bench_command(const std::vector<std::string>& args) {
   if (gpu_path.empty()) gpu_path = config_file("gpus/hopper-h100-like.yaml");
   GpuConfig gpu = load_gpu_config(gpu_path);
   apply_sm_model_options(gpu, sm_model, warp_scheduler);
-  const bool tb_level_only = !rounds_text.empty() || vm.count("against-fcfs") != 0U;
-  if (tb_level_only && (vm.count("memory") != 0U || gpu.sm_model == SmModel::kWarp)) {
-    std::cerr << "gpumux bench: --rounds and --against-fcfs measure the TB-level model; not with "
-              << (vm.count("memory") != 0U ? "--memory" : "the warp-level SM") << '\n';
+  const bool memory = vm.count("memory") != 0U;
+  if (vm.count("against-fcfs") != 0U && (memory || gpu.sm_model == SmModel::kWarp)) {
+    std::cerr << "gpumux bench: --against-fcfs compares TB-level policies; not with "
+              << (memory ? "--memory" : "the warp-level SM") << '\n';
     return kExitBadInput;
   }
-  if (vm.count("memory") != 0U) {
+  if (!rounds_text.empty() && !memory && gpu.sm_model == SmModel::kWarp) {
+    std::cerr << "gpumux bench: --rounds measures the TB-level model and --memory; not the warp-level SM\n";
+    return kExitBadInput;
+  }
+  const auto rounds = static_cast<std::size_t>(
+      parse_integer_option("--rounds", rounds_text.empty() ? "1" : rounds_text, 1, 101));
+  if (memory) {
     const std::uint64_t requests =
         parse_integer_option("--tbs", tbs_text.empty() ? "2000000" : tbs_text, 1000, 1'000'000'000);
-    const nlohmann::json out = memory_bench(gpu, requests);
+    nlohmann::json out = memory_bench(gpu, requests);
+    nlohmann::json& runs = out.at("runs");
+    std::vector<std::vector<double>> rates(runs.size());
+    for (std::size_t p = 0; p < runs.size(); ++p)
+      rates[p].push_back(runs[p].at("requests_per_s").get<double>());
+    for (std::size_t r = 1; r < rounds; ++r) {
+      const nlohmann::json again = memory_bench(gpu, requests);
+      for (std::size_t p = 0; p < runs.size(); ++p) {
+        const nlohmann::json& run = again.at("runs").at(p);
+        if (run.at("simulated_us") != runs[p].at("simulated_us")) {
+          throw InvariantViolation("invariant violated: gpumux bench --memory round " +
+                                   std::to_string(r + 1) + " simulated another run than round 1 (pattern " +
+                                   run.at("pattern").get<std::string>() + ")");
+        }
+        rates[p].push_back(run.at("requests_per_s").get<double>());
+      }
+    }
+    out["rounds"] = rounds;
+    for (std::size_t p = 0; p < runs.size() && rounds > 1; ++p) {
+      runs[p]["requests_per_s"] = median(rates[p]);
+      runs[p]["requests_per_s_min"] = *std::min_element(rates[p].begin(), rates[p].end());
+      runs[p]["requests_per_s_max"] = *std::max_element(rates[p].begin(), rates[p].end());
+      runs[p].erase("wall_seconds");  // one round's; the rates above are over all of them
+    }
     if (vm.count("json") != 0U) {
       std::cout << out.dump() << '\n';
       return kExitOk;
     }
     std::printf("gpumux bench --memory: DRAM core of %s, %zu requests in flight, one core\n",
                 gpu.name.c_str(), out.at("in_flight").get<std::size_t>());
-    for (const nlohmann::json& run : out.at("runs")) {
-      std::printf("  %-8s %llu requests: %.2f s wall, %.2f M requests/s; %.1f of %.1f GB/s simulated\n",
-                  run.at("pattern").get<std::string>().c_str(), run.at("requests").get<unsigned long long>(),
-                  run.at("wall_seconds").get<double>(), run.at("requests_per_s").get<double>() / 1e6,
-                  run.at("bandwidth_gb_per_s").get<double>(), run.at("peak_gb_per_s").get<double>());
+    if (rounds > 1) std::printf("  medians of %zu rounds (range in brackets)\n", rounds);
+    for (const nlohmann::json& run : runs) {
+      std::printf("  %-8s %llu requests: %.2f M requests/s", run.at("pattern").get<std::string>().c_str(),
+                  run.at("requests").get<unsigned long long>(), run.at("requests_per_s").get<double>() / 1e6);
+      if (rounds > 1) {
+        std::printf(" [%.2f to %.2f]", run.at("requests_per_s_min").get<double>() / 1e6,
+                    run.at("requests_per_s_max").get<double>() / 1e6);
+      } else {
+        std::printf(" (%.2f s wall)", run.at("wall_seconds").get<double>());
+      }
+      std::printf("; %.1f of %.1f GB/s simulated\n", run.at("bandwidth_gb_per_s").get<double>(),
+                  run.at("peak_gb_per_s").get<double>());
     }
     return kExitOk;
   }
@@ -335,8 +371,6 @@ int bench_command(const std::vector<std::string>& args) {
   }
   spec.policy = policy;
   spec.preemption = parse_preemption(preemption);
-  const auto rounds = static_cast<std::size_t>(
-      parse_integer_option("--rounds", rounds_text.empty() ? "1" : rounds_text, 1, 101));
   const bool against_fcfs = vm.count("against-fcfs") != 0U;
   if (against_fcfs && policy == "fcfs") {
     std::cerr << "gpumux bench: --against-fcfs compares another policy with fcfs, and --policy is fcfs\n";

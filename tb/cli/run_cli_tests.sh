@@ -344,10 +344,20 @@ check bench-rounds-zero 2 "$gpumux" bench --rounds 0
 expect_text bench-rounds-zero-msg "$work/err" "--rounds must be an integer from 1 to 101"
 check bench-against-fcfs-fcfs 2 "$gpumux" bench --against-fcfs
 expect_text bench-against-fcfs-fcfs-msg "$work/err" "--against-fcfs compares another policy with fcfs"
-check bench-rounds-memory 2 "$gpumux" bench --memory --rounds 3
-expect_text bench-rounds-memory-msg "$work/err" "--rounds and --against-fcfs measure the TB-level model; not with --memory"
+check bench-against-fcfs-memory 2 "$gpumux" bench --memory --against-fcfs
+expect_text bench-against-fcfs-memory-msg "$work/err" "--against-fcfs compares TB-level policies; not with --memory"
 check bench-rounds-warp 2 "$gpumux" bench --sm-model warp --rounds 3
-expect_text bench-rounds-warp-msg "$work/err" "not with the warp-level SM"
+expect_text bench-rounds-warp-msg "$work/err" "--rounds measures the TB-level model and --memory; not the warp-level SM"
+check bench-memory-rounds 0 "$gpumux" bench --memory --json --tbs 20000 --gpu "$src/configs/gpus/kepler-k20c.yaml" --rounds 3
+cp "$work/out" "$work/bench-memory-rounds.json"
+check bench-memory-rounds-keys 0 python3 -c "
+import json
+d = json.load(open('$work/bench-memory-rounds.json'))
+assert d['rounds'] == 3 and len(d['runs']) == 2, d
+for r in d['runs']:
+    assert r['requests_per_s_min'] <= r['requests_per_s'] <= r['requests_per_s_max'], r
+    assert r['bandwidth_gb_per_s'] > 0 and 'wall_seconds' not in r, r
+"
 # Warp level (docs/performance.md "Warp level"): the named fields; speed is measured, not asserted.
 # Every warp runs the whole bench program (configs/kernels/bench.yaml: 1 + 50 x (11 + the loop-back)
 # = 601 instructions), 8 warps per thread block, on the full GPU and on 13 SMs alike.
