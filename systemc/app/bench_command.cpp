@@ -306,8 +306,9 @@ int bench_command(const std::vector<std::string>& args) {
     nlohmann::json out = memory_bench(gpu, requests);
     nlohmann::json& runs = out.at("runs");
     std::vector<std::vector<double>> rates(runs.size());
-    for (std::size_t p = 0; p < runs.size(); ++p)
+    for (std::size_t p = 0; p < runs.size(); ++p) {
       rates[p].push_back(runs[p].at("requests_per_s").get<double>());
+    }
     for (std::size_t r = 1; r < rounds; ++r) {
       const nlohmann::json again = memory_bench(gpu, requests);
       for (std::size_t p = 0; p < runs.size(); ++p) {
