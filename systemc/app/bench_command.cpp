@@ -234,6 +234,13 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+/// `<key>_min` and `<key>_max` of `values` (not empty) into `out`: the range beside a median.
+void put_range(nlohmann::json& out, const std::string& key, const std::vector<double>& values) {
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  out[key + "_min"] = *low;
+  out[key + "_max"] = *high;
+}
+
 }  // namespace
 
 int bench_command(const std::vector<std::string>& args) {
@@ -324,8 +331,7 @@ int bench_command(const std::vector<std::string>& args) {
     out["rounds"] = rounds;
     for (std::size_t p = 0; p < runs.size() && rounds > 1; ++p) {
       runs[p]["requests_per_s"] = median(rates[p]);
-      runs[p]["requests_per_s_min"] = *std::min_element(rates[p].begin(), rates[p].end());
-      runs[p]["requests_per_s_max"] = *std::max_element(rates[p].begin(), rates[p].end());
+      put_range(runs[p], "requests_per_s", rates[p]);
       runs[p].erase("wall_seconds");  // one round's; the rates above are over all of them
     }
     if (vm.count("json") != 0U) {
@@ -424,6 +430,7 @@ int bench_command(const std::vector<std::string>& args) {
   const double tb_per_s = median(tb_rates);
   const double bare_per_s = median(bare_rates);
   const double ratio = median(ratios);
+  const double wall_seconds = median(walls);
   nlohmann::json out = {{"gpu", spec.gpu.name},
                         {"sms", sms},
                         {"processes", processes},
@@ -431,23 +438,20 @@ int bench_command(const std::vector<std::string>& args) {
                         {"preemption", preemption},
                         {"preemptions", first.preemptions.size()},
                         {"thread_blocks", first.tbs_completed},
-                        {"wall_seconds", median(walls)},
+                        {"wall_seconds", wall_seconds},
                         {"simulated_ms", ns_from_ps(first.end_ps) / 1e6},
                         {"tb_per_s", tb_per_s},
                         {"bare_events_per_s", bare_per_s},
                         {"ratio", ratio},
                         {"rounds", rounds}};
   if (rounds > 1) {
-    out["tb_per_s_min"] = *std::min_element(tb_rates.begin(), tb_rates.end());
-    out["tb_per_s_max"] = *std::max_element(tb_rates.begin(), tb_rates.end());
-    out["ratio_min"] = *std::min_element(ratios.begin(), ratios.end());
-    out["ratio_max"] = *std::max_element(ratios.begin(), ratios.end());
+    put_range(out, "tb_per_s", tb_rates);
+    put_range(out, "ratio", ratios);
   }
   if (against_fcfs) {
     out["fcfs_tb_per_s"] = median(fcfs_rates);
     out["share_of_fcfs"] = median(shares);
-    out["share_of_fcfs_min"] = *std::min_element(shares.begin(), shares.end());
-    out["share_of_fcfs_max"] = *std::max_element(shares.begin(), shares.end());
+    put_range(out, "share_of_fcfs", shares);
   }
   if (vm.count("json") != 0U) {
     std::cout << out.dump() << '\n';
@@ -456,7 +460,7 @@ int bench_command(const std::vector<std::string>& args) {
                 static_cast<unsigned long long>(first.tbs_completed), processes, spec.gpu.name.c_str(), sms,
                 policy.c_str());
     if (rounds > 1) std::printf("  medians of %zu rounds (range in brackets)\n", rounds);
-    std::printf("  model:      %.2f s wall, %.0f thread blocks/s, %zu preemptions (%s)\n", median(walls),
+    std::printf("  model:      %.2f s wall, %.0f thread blocks/s, %zu preemptions (%s)\n", wall_seconds,
                 tb_per_s, first.preemptions.size(), preemption.c_str());
     if (rounds > 1) {
       std::printf("              [%.0f to %.0f thread blocks/s]\n", out.at("tb_per_s_min").get<double>(),
