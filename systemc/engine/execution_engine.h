@@ -37,7 +37,10 @@ class ExecutionEngine final : public sc_core::sc_module, public CommandEngine {
   void attach_sms(const std::vector<SmModule*>& sms);
   [[nodiscard]] const std::vector<SmModule*>& sms() const { return sms_; }
   /// The clock of SMs that may run ahead of SystemC's (TB level: their calendar); before the run.
-  void set_clock(EngineClock* clock) { clock_ = clock; }
+  void set_clock(EngineClock* clock) {
+    clock_ = clock;
+    driver_->set_clock(clock);
+  }
 
  private:
   void kernel_finished(KernelId kernel);

@@ -14,6 +14,7 @@ SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> polic
       framework_(gpu.num_sms, gpu.active_kernels == 0 ? gpu.num_sms : gpu.active_kernels),
       policy_(std::move(policy)),
       hooks_(std::move(hooks)) {
+  select_only_reads_ = policy_->select_kernel_only_reads();
   open_preemption_.assign(gpu.num_sms, kNoRecord);
   awaiting_setup_.assign(gpu.num_sms, kNoRecord);
   perf_sat_on_ = gpu.perf_sat.enabled;
@@ -373,8 +374,40 @@ void SmDriver::set_residency_limit(SmId sm, KernelId kernel, std::uint32_t limit
 }
 
 void SmDriver::try_issue(SmId sm) {
+  // After a thread block that filled the SM for every kernel, asking the policy again could only end
+  // the loop: a policy whose query only reads is not asked (issue 20: the query, its can_issue and the
+  // SM's resource check were about a tenth of a thread block's instructions).
   while (issue_one(sm)) {
+    if (select_only_reads_ && !room_for_any_kernel(sm)) return;
   }
+}
+
+bool SmDriver::room_for_any_kernel(SmId sm) {
+  // An SM assigned in a running hook is planned from its claim (fits_beside_claim), not its resources.
+  if (framework_.sm(sm).claimed_tbs != 0) return true;
+  if (least_epoch_ != framework_.tbs_to_issue_epoch()) {
+    // The kernels with thread blocks to issue changed (the epoch moves whenever some kernel's
+    // has_tbs_to_issue() may have, or the active queue did).
+    least_epoch_ = framework_.tbs_to_issue_epoch();
+    any_to_issue_ = false;
+    for (const KernelId id : framework_.active_queue()) {
+      const KernelStatus& k = framework_.kernel(id);
+      if (!k.has_tbs_to_issue()) continue;
+      const TbFootprint& f = k.occupancy.footprint;
+      if (!any_to_issue_) {
+        least_footprint_ = f;
+        least_carve_out_ = k.occupancy.shared_memory_config;
+        any_to_issue_ = true;
+        continue;
+      }
+      least_footprint_.registers = std::min(least_footprint_.registers, f.registers);
+      least_footprint_.shared_memory = std::min(least_footprint_.shared_memory, f.shared_memory);
+      least_footprint_.threads = std::min(least_footprint_.threads, f.threads);
+      least_footprint_.warps = std::min(least_footprint_.warps, f.warps);
+      least_carve_out_ = std::min(least_carve_out_, k.occupancy.shared_memory_config);
+    }
+  }
+  return any_to_issue_ && ports_[index(sm)]->fits(least_footprint_, least_carve_out_);
 }
 
 void SmDriver::issue_tb(SmId sm, KernelId kernel) {

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "core/active_core_record.h"
+#include "core/engine_clock.h"
 #include "core/gpu_config.h"
 #include "core/workload.h"
 #include "engine/active_cores/active_core_detector.h"
@@ -161,7 +162,10 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   void set_seed(std::uint64_t seed) { seed_ = seed; }
 
   // EngineControl: the tables
-  [[nodiscard]] TimePs now() const override { return hooks_.now(); }
+  /// The clock now() reads instead of Hooks::now (the TB-level SMs' calendar: a virtual call on every
+  /// thread-block issue and completion instead of a std::function's); nullptr: Hooks::now.
+  void set_clock(const EngineClock* clock) { clock_ = clock; }
+  [[nodiscard]] TimePs now() const override { return clock_ != nullptr ? clock_->now() : hooks_.now(); }
   [[nodiscard]] double core_clock_mhz() const override { return gpu_.core_clock_mhz; }
   void wake_at(TimePs at_ps) const override;
   /// The time of the pending wake_at() has come: calls the policy's on_timer (a stale wake-up, for a
@@ -251,6 +255,10 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   [[gnu::always_inline]] inline bool issue_one(SmId sm);
   /// can_issue()'s rules; can_issue() adds the record of its last answer.
   [[nodiscard]] bool issue_allowed(SmId sm, KernelId kernel) const;
+  /// False when no thread block of any active kernel with thread blocks to issue can fit on `sm` now:
+  /// not even one needing the least of every resource and carve-out they need (SmPort::fits is
+  /// monotone), so issue_allowed() holds for none of them.
+  [[nodiscard]] bool room_for_any_kernel(SmId sm);
   void try_issue(SmId sm);
   void issue_tb(SmId sm, KernelId kernel);
   void admit_waiting();
@@ -304,6 +312,7 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   SchedulingFramework framework_;
   std::unique_ptr<SchedulingPolicy> policy_;
   Hooks hooks_;
+  const EngineClock* clock_ = nullptr;  ///< set_clock()
   std::vector<SmPort*> ports_;
   std::vector<std::uint32_t> launches_by_process_;          ///< kernel launches seen per process
   std::vector<std::vector<TbState>> tb_states_;             ///< per kernel, per thread block
@@ -335,6 +344,15 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
     bool valid = false;
   };
   mutable LastIssueCheck last_check_;
+  /// The policy's select_kernel() only reads (SchedulingPolicy::select_kernel_only_reads): try_issue()
+  /// may leave it uncalled where room_for_any_kernel() is false.
+  bool select_only_reads_ = false;
+  /// room_for_any_kernel()'s least footprint and carve-out over the active kernels with thread blocks to
+  /// issue (any_to_issue_: there is one), as of issue-state epoch least_epoch_ (recomputed when it moves).
+  TbFootprint least_footprint_{};
+  std::uint32_t least_carve_out_ = 0;
+  bool any_to_issue_ = false;
+  std::uint64_t least_epoch_ = ~std::uint64_t{0};
   bool applying_ = false;            ///< apply_deferred() is working off the queue
   bool perf_sat_on_ = false;         ///< GpuConfig::perf_sat.enabled
   std::vector<PerfSatSm> perf_sat_;  ///< per SM (empty when off)

@@ -99,7 +99,8 @@ class DssPolicy final : public SchedulingPolicy {
   void on_preemption_done(SmId sm, KernelId preempted, EngineControl& control) override;
   void on_tb_started(SmId sm, KernelId kernel, EngineControl& control) override;
   void on_timer(EngineControl& control) override;
-  // select_kernel: the default (the kernel the SM is set up for).
+  // select_kernel: the default (the kernel the SM is set up for), which only reads.
+  [[nodiscard]] bool select_kernel_only_reads() const override { return true; }
 
   /// The reference model; nullptr before the first kernel arrived.
   [[nodiscard]] const DssReference* model() const { return model_.get(); }

@@ -139,6 +139,12 @@ class SchedulingPolicy {
   /// Which kernel the next thread block issued to `sm` comes from. The default keeps issuing the
   /// kernel the SM is set up for while it has thread blocks (Tanasic Fig. 3 baseline).
   [[nodiscard]] virtual std::optional<KernelId> select_kernel(SmId sm, const EngineControl& control);
+  /// True when select_kernel() only reads (the tables and the policy's own state): calling it or not
+  /// changes nothing but its answer. The SM driver then leaves it uncalled where no answer could be
+  /// issued: right after a thread block that leaves no room on the SM for any kernel with thread
+  /// blocks to issue (the query that ended nearly every completion's issue loop; docs/performance.md).
+  /// False (the default) for a policy whose query changes its state (a timer asked for, a grant used).
+  [[nodiscard]] virtual bool select_kernel_only_reads() const { return false; }
 
   /// The active queue has a free entry: which of the launches waiting in the command buffers (one
   /// per GPU context, `waiting` non-empty, in context order) enters it (Tanasic 3.3: "the scheduling

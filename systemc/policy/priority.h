@@ -29,6 +29,8 @@ class PriorityPolicy final : public SchedulingPolicy {
   [[nodiscard]] static std::unique_ptr<SchedulingPolicy> preemptive(const OptionValues& options);
 
   [[nodiscard]] std::string name() const override;
+  /// select_kernel: the default (the kernel the SM is set up for), which only reads.
+  [[nodiscard]] bool select_kernel_only_reads() const override { return true; }
   void on_kernel_arrival(KernelId kernel, EngineControl& control) override;
   void on_sm_idle(SmId sm, EngineControl& control) override;
   void on_kernel_finished(KernelId kernel, EngineControl& control) override;

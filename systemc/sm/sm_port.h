@@ -138,7 +138,9 @@ class SmPort {
  public:
   virtual ~SmPort() = default;
   /// Would one more thread block with this footprint fit? `shared_memory_config` is the carve-out
-  /// the kernel needs; an SM holding TBs keeps its carve-out until it empties.
+  /// the kernel needs; an SM holding TBs keeps its carve-out until it empties. Monotone: when a footprint
+  /// and carve-out fit, so does any no larger in every field (the SM driver relies on it to tell that no
+  /// kernel fits from the least of their needs, SmDriver::room_for_any_kernel).
   [[nodiscard]] virtual bool fits(const TbFootprint& footprint, std::uint32_t shared_memory_config) const = 0;
   /// Start a thread block now. After a preemption, an SM not set up for its kernel is set up first
   /// (GpuConfig context_switch.setup_cycles, sm/sm_setup.h). A re-issued preempted TB then restores

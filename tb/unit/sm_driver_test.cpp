@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -362,6 +363,77 @@ TEST_F(DriverTest, TbsToIssueEpochStandsStillWhileThreadBlocksRemain) {
   EXPECT_EQ(driver_->tbs_to_issue_epoch(), before);
   drain_all();  // the last thread block issued, the kernel retired
   EXPECT_GT(driver_->tbs_to_issue_epoch(), before);
+}
+
+/// Forwards to a registered policy, saying that its select_kernel() only reads or not, and records the
+/// queries and every thread block's start.
+class QueryCounter final : public SchedulingPolicy {
+ public:
+  QueryCounter(std::unique_ptr<SchedulingPolicy> inner, bool only_reads)
+      : inner_(std::move(inner)), only_reads_(only_reads) {}
+  [[nodiscard]] std::string name() const override { return inner_->name(); }
+  [[nodiscard]] bool select_kernel_only_reads() const override { return only_reads_; }
+  void on_kernel_arrival(KernelId kernel, EngineControl& control) override {
+    inner_->on_kernel_arrival(kernel, control);
+  }
+  void on_sm_idle(SmId sm, EngineControl& control) override { inner_->on_sm_idle(sm, control); }
+  void on_tb_started(SmId sm, KernelId kernel, EngineControl& control) override {
+    started.emplace_back(index(sm), index(kernel), control.now());
+    inner_->on_tb_started(sm, kernel, control);
+  }
+  void on_tb_finished(SmId sm, KernelId kernel, TimePs duration_ps, EngineControl& control) override {
+    inner_->on_tb_finished(sm, kernel, duration_ps, control);
+  }
+  void on_kernel_finished(KernelId kernel, EngineControl& control) override {
+    inner_->on_kernel_finished(kernel, control);
+  }
+  void on_preemption_done(SmId sm, KernelId preempted, EngineControl& control) override {
+    inner_->on_preemption_done(sm, preempted, control);
+  }
+  [[nodiscard]] std::optional<KernelId> select_kernel(SmId sm, const EngineControl& control) override {
+    ++queries;
+    return inner_->select_kernel(sm, control);
+  }
+
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, TimePs>> started;  ///< (SM, kernel, time)
+  std::size_t queries = 0;
+
+ private:
+  std::unique_ptr<SchedulingPolicy> inner_;
+  bool only_reads_;
+};
+
+// Issue 20: for a policy whose select_kernel() only reads, the driver leaves the query out after a thread
+// block that leaves no room for any kernel with thread blocks to issue. Kernels of different shapes (one
+// limited by registers, one by threads, a thin one that fits beside the others) on SMs that hold two
+// kernels: every thread block starts on the same SM at the same time either way, and fewer queries are
+// made. A wrong least footprint (the largest, or a kernel without thread blocks left) would stop issue
+// early and move starts.
+TEST_F(DriverTest, AQueryThatOnlyReadsIsLeftOutWhereNoKernelFits) {
+  for (const char* inner : {"fcfs", "fifo"}) {
+    std::vector<std::tuple<std::uint32_t, std::uint32_t, TimePs>> started[2];
+    std::size_t queries[2] = {0, 0};
+    for (const bool only_reads : {false, true}) {
+      auto counter = std::make_unique<QueryCounter>(create_policy(inner, {}), only_reads);
+      QueryCounter& c = *counter;
+      now_ = 0;
+      finished_.clear();
+      make_with(std::move(counter), 2);
+      gpu_.sm.max_resident_kernels = 2;                    // read by the driver and the fake SMs from here on
+      launch(test::kernel("fat", 7, 1.0, 256, 20000), 0);  // 3 per SM (registers)
+      launch(test::kernel("thin", 30, 1.0, 64, 1024), 1);  // 5 beside 3 fat ones
+      launch(test::kernel("wide", 10, 1.0, 1024, 4096), 0);  // 2 per SM (threads)
+      for (int i = 0; i < 5; ++i) complete(i % 2);
+      drain_all();
+      EXPECT_NO_THROW(driver_->check_final_invariants());
+      EXPECT_EQ(finished_.size(), 3U) << inner;
+      started[only_reads ? 1 : 0] = c.started;
+      queries[only_reads ? 1 : 0] = c.queries;
+    }
+    EXPECT_EQ(started[0].size(), 47U) << inner;
+    EXPECT_EQ(started[1], started[0]) << inner << ": leaving the query out moved a thread block";
+    EXPECT_LT(queries[1], queries[0]) << inner;
+  }
 }
 
 }  // namespace

@@ -93,11 +93,12 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   bool run_ahead_;
   std::vector<TbCalendarClient*> clients_;
   /// A winner tree over the slots (issue 20: a thread-block completion changes one SM's entry, the one
-  /// just taken from the top, and a 4-ary heap's sift-down was the model's largest cost): leaves_ leaves,
-  /// a power of two, at tree_[leaves_ + slot], padding with due kNever; node i holds the earlier of its
-  /// children 2i and 2i + 1 (the smaller key: on equal times the lower slot, so equal times go in slot
-  /// order); the root is tree_[1]. An update replays the matches on the slot's path, log2(leaves_) of them,
-  /// without branches on the data.
+  /// just taken from the top, and a 4-ary heap's sift-down was the model's largest cost): one leaf per
+  /// slot, at tree_[leaves_ + slot]; node i < leaves_ holds the earlier of its children 2i and 2i + 1 (the
+  /// smaller key: on equal times the lower slot, so equal times go in slot order, whatever the shape);
+  /// the root is tree_[1]. Nodes 1 to 2 leaves_ - 1 form a complete binary tree for any number of
+  /// leaves. An update replays the matches on the slot's path, about log2(leaves_) of them, without
+  /// branches on the data.
   std::vector<Key> tree_ = {Key{}, key(kNever, 0)};
   std::uint32_t leaves_ = 1;
   /// The slot whose completions are being handled (kNone: none): what it schedules meanwhile is kept in

@@ -111,6 +111,8 @@ class TbSm final : public SmModule, private ProgressRateListener, private TbCale
   };
 
   void complete_due(TimePs now) override;
+  /// complete_due() without interference (penalty_ == nullptr).
+  void complete_due_on_time(TimePs now);
   void finish_save();
   void release(const TbFootprint& footprint);
   void push_running(const Running& tb, TimePs now);
