@@ -385,29 +385,31 @@ void SmDriver::try_issue(SmId sm) {
 bool SmDriver::room_for_any_kernel(SmId sm) {
   // An SM assigned in a running hook is planned from its claim (fits_beside_claim), not its resources.
   if (framework_.sm(sm).claimed_tbs != 0) return true;
-  if (least_epoch_ != framework_.tbs_to_issue_epoch()) {
-    // The kernels with thread blocks to issue changed (the epoch moves whenever some kernel's
-    // has_tbs_to_issue() may have, or the active queue did).
-    least_epoch_ = framework_.tbs_to_issue_epoch();
-    any_to_issue_ = false;
-    for (const KernelId id : framework_.active_queue()) {
-      const KernelStatus& k = framework_.kernel(id);
-      if (!k.has_tbs_to_issue()) continue;
-      const TbFootprint& f = k.occupancy.footprint;
-      if (!any_to_issue_) {
-        least_footprint_ = f;
-        least_carve_out_ = k.occupancy.shared_memory_config;
-        any_to_issue_ = true;
-        continue;
-      }
-      least_footprint_.registers = std::min(least_footprint_.registers, f.registers);
-      least_footprint_.shared_memory = std::min(least_footprint_.shared_memory, f.shared_memory);
-      least_footprint_.threads = std::min(least_footprint_.threads, f.threads);
-      least_footprint_.warps = std::min(least_footprint_.warps, f.warps);
-      least_carve_out_ = std::min(least_carve_out_, k.occupancy.shared_memory_config);
-    }
-  }
+  // The kernels with thread blocks to issue changed (the epoch moves whenever some kernel's
+  // has_tbs_to_issue() may have, or the active queue did).
+  if (least_epoch_ != framework_.tbs_to_issue_epoch()) recompute_least_footprint();
   return any_to_issue_ && ports_[index(sm)]->fits(least_footprint_, least_carve_out_);
+}
+
+void SmDriver::recompute_least_footprint() {
+  least_epoch_ = framework_.tbs_to_issue_epoch();
+  any_to_issue_ = false;
+  for (const KernelId id : framework_.active_queue()) {
+    const KernelStatus& k = framework_.kernel(id);
+    if (!k.has_tbs_to_issue()) continue;
+    const TbFootprint& f = k.occupancy.footprint;
+    if (!any_to_issue_) {
+      least_footprint_ = f;
+      least_carve_out_ = k.occupancy.shared_memory_config;
+      any_to_issue_ = true;
+      continue;
+    }
+    least_footprint_.registers = std::min(least_footprint_.registers, f.registers);
+    least_footprint_.shared_memory = std::min(least_footprint_.shared_memory, f.shared_memory);
+    least_footprint_.threads = std::min(least_footprint_.threads, f.threads);
+    least_footprint_.warps = std::min(least_footprint_.warps, f.warps);
+    least_carve_out_ = std::min(least_carve_out_, k.occupancy.shared_memory_config);
+  }
 }
 
 void SmDriver::issue_tb(SmId sm, KernelId kernel) {
@@ -569,36 +571,10 @@ void SmDriver::settle_sm(SmId sm) {
 void SmDriver::settle_sm_quietly(SmId sm) {
   SmStatus& status = framework_.sm(sm);
   if (status.state == SmState::kReserved) {
-    if (status.running_tbs != 0) return;
-    if (open_preemption_[index(sm)] < preemptions_.size()) {
-      preemptions_[open_preemption_[index(sm)]].done_ps = now();
-      awaiting_setup_[index(sm)] = open_preemption_[index(sm)];
-      open_preemption_[index(sm)] = kNoRecord;
-    }
-    // The preemption is complete: set the SM up for the kernel in `next` (Fig. 3).
-    const KernelId preempted = status.kernel.value_or(KernelId{0});
-    status.state = SmState::kIdle;
-    status.kernel.reset();
-    status.context.reset();
-    const std::optional<KernelId> next = status.next;
-    status.next.reset();
-    if (next && framework_.kernel(*next).active) {
-      status.state = SmState::kRunning;
-      status.kernel = next;
-      status.context = framework_.kernel(*next).process;
-      call_hook("on_preemption_done", [&] { policy_->on_preemption_done(sm, preempted, *this); });
-      // Issue for `next` after the work of the hook's actions (as if they had run inside it); an SM
-      // that then receives nothing goes idle there (do_work).
-      defer({DeferredWork::Kind::kIssue, sm, *next, 0});
-    } else {
-      // The kernel it was reserved for finished meanwhile: the SM is simply idle.
-      call_hook("on_preemption_done", [&] { policy_->on_preemption_done(sm, preempted, *this); });
-      if (status.state == SmState::kIdle) call_hook("on_sm_idle", [&] { policy_->on_sm_idle(sm, *this); });
-    }
+    settle_reserved_sm(sm);
     return;
-  } else if (status.state == SmState::kRunning) {
-    try_issue(sm);
   }
+  if (status.state == SmState::kRunning) try_issue(sm);
   if (status.state == SmState::kRunning && status.running_tbs == 0) {
     if (!ports_[index(sm)]->usage().empty()) {
       violation("SM resources not returned to zero", sm, *status.kernel);
@@ -607,6 +583,36 @@ void SmDriver::settle_sm_quietly(SmId sm) {
     status.kernel.reset();
     status.context.reset();
     call_hook("on_sm_idle", [&] { policy_->on_sm_idle(sm, *this); });
+  }
+}
+
+void SmDriver::settle_reserved_sm(SmId sm) {
+  SmStatus& status = framework_.sm(sm);
+  if (status.running_tbs != 0) return;
+  if (open_preemption_[index(sm)] < preemptions_.size()) {
+    preemptions_[open_preemption_[index(sm)]].done_ps = now();
+    awaiting_setup_[index(sm)] = open_preemption_[index(sm)];
+    open_preemption_[index(sm)] = kNoRecord;
+  }
+  // The preemption is complete: set the SM up for the kernel in `next` (Fig. 3).
+  const KernelId preempted = status.kernel.value_or(KernelId{0});
+  status.state = SmState::kIdle;
+  status.kernel.reset();
+  status.context.reset();
+  const std::optional<KernelId> next = status.next;
+  status.next.reset();
+  if (next && framework_.kernel(*next).active) {
+    status.state = SmState::kRunning;
+    status.kernel = next;
+    status.context = framework_.kernel(*next).process;
+    call_hook("on_preemption_done", [&] { policy_->on_preemption_done(sm, preempted, *this); });
+    // Issue for `next` after the work of the hook's actions (as if they had run inside it); an SM
+    // that then receives nothing goes idle there (do_work).
+    defer({DeferredWork::Kind::kIssue, sm, *next, 0});
+  } else {
+    // The kernel it was reserved for finished meanwhile: the SM is simply idle.
+    call_hook("on_preemption_done", [&] { policy_->on_preemption_done(sm, preempted, *this); });
+    if (status.state == SmState::kIdle) call_hook("on_sm_idle", [&] { policy_->on_sm_idle(sm, *this); });
   }
 }
 

@@ -254,20 +254,27 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   /// Inlined: try_issue() runs it on every thread-block issue.
   [[gnu::always_inline]] inline bool issue_one(SmId sm);
   /// can_issue()'s rules; can_issue() adds the record of its last answer.
-  [[nodiscard]] bool issue_allowed(SmId sm, KernelId kernel) const;
+  [[nodiscard, gnu::always_inline]] inline bool issue_allowed(SmId sm, KernelId kernel) const;
   /// False when no thread block of any active kernel with thread blocks to issue can fit on `sm` now:
   /// not even one needing the least of every resource and carve-out they need (SmPort::fits is
   /// monotone), so issue_allowed() holds for none of them.
-  [[nodiscard]] bool room_for_any_kernel(SmId sm);
-  void try_issue(SmId sm);
-  void issue_tb(SmId sm, KernelId kernel);
+  [[nodiscard, gnu::always_inline]] inline bool room_for_any_kernel(SmId sm);
+  /// room_for_any_kernel()'s least footprint, recomputed (when the issue-state epoch moved).
+  [[gnu::noinline]] void recompute_least_footprint();
+  // Inlined, as the other steps of a completion's issue (issue 20: calls and their register saves were
+  // about a tenth of a thread block's instructions).
+  [[gnu::always_inline]] inline void try_issue(SmId sm);
+  [[gnu::always_inline]] inline void issue_tb(SmId sm, KernelId kernel);
   void admit_waiting();
   void finish_kernel(KernelId kernel);
   /// Tracing only: reports the policy's token counts and the active kernels' states that changed
   /// since the last hook.
   void report_tokens();
-  void settle_sm(SmId sm);
-  void settle_sm_quietly(SmId sm);  ///< settle_sm without the SMST change notification
+  [[gnu::always_inline]] inline void settle_sm(SmId sm);
+  /// settle_sm without the SMST change notification.
+  [[gnu::always_inline]] inline void settle_sm_quietly(SmId sm);
+  /// settle_sm_quietly() of a reserved SM: its preemption completes when its last thread block is gone.
+  [[gnu::noinline]] void settle_reserved_sm(SmId sm);
   [[noreturn]] void violation(const std::string& what, SmId sm, KernelId kernel) const;
 
   /// Perf-Sat (Awatramani 4.3) on one SM: the machine of the kernel it is bound to.

@@ -28,11 +28,7 @@ std::uint32_t TbCalendar::add(TbCalendarClient& client) {
   return slot;
 }
 
-void TbCalendar::schedule(std::uint32_t slot, TimePs at) {
-  if (slot == dispatching_) {
-    rescheduled_ = at;
-    return;
-  }
+void TbCalendar::schedule_other(std::uint32_t slot, TimePs at) {
   if (due_of(tree_[leaves_ + slot]) == at) return;
   update(slot, at);
   // Called from another process while the thread waits for a later instant: wake it to look again.

@@ -45,8 +45,15 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
 
   /// Registers an SM; returns its calendar slot (SMs register in SM-index order).
   std::uint32_t add(TbCalendarClient& client);
-  /// The slot's next completion is at `at` (kNever: none). Replaces what it had.
-  void schedule(std::uint32_t slot, TimePs at);
+  /// The slot's next completion is at `at` (kNever: none). Replaces what it had. Inline: the SM whose
+  /// completions are being handled calls it for every thread block it starts, and only notes the time.
+  void schedule(std::uint32_t slot, TimePs at) {
+    if (slot == dispatching_) {
+      rescheduled_ = at;
+      return;
+    }
+    schedule_other(slot, at);
+  }
 
   /// The simulated time of the instant being handled: ahead of sc_time_stamp() while decoupled.
   [[nodiscard]] TimePs now() const override { return ahead_ ? local_ps_ : sc_core::sc_time_stamp().value(); }
@@ -87,6 +94,8 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   [[nodiscard]] std::uint32_t top_slot() const { return static_cast<std::uint32_t>(tree_[1]); }
   void run();
   void catch_up();
+  /// schedule() for a slot other than the one being handled.
+  void schedule_other(std::uint32_t slot, TimePs at);
   /// Sets `slot`'s due time and replays its matches up to the root.
   void update(std::uint32_t slot, TimePs at);
 

@@ -111,13 +111,14 @@ class TbSm final : public SmModule, private ProgressRateListener, private TbCale
   };
 
   void complete_due(TimePs now) override;
-  /// complete_due() without interference (penalty_ == nullptr).
-  void complete_due_on_time(TimePs now);
+  /// complete_due() without interference (penalty_ == nullptr). Inlined, as push_running() and
+  /// group_for(): the steps of every thread block's start and completion (issue 20).
+  [[gnu::always_inline]] inline void complete_due_on_time(TimePs now);
   void finish_save();
   void release(const TbFootprint& footprint);
-  void push_running(const Running& tb, TimePs now);
+  [[gnu::always_inline]] inline void push_running(const Running& tb, TimePs now);
   /// The group of `kernel`'s thread blocks (the one group without interference), made if it has none.
-  Group& group_for(KernelId kernel, TimePs now);
+  [[gnu::always_inline]] inline Group& group_for(KernelId kernel, TimePs now);
   /// The group whose first thread block completes first, by time then issue order; nullptr when none runs.
   [[nodiscard]] Group* earliest_group();
   /// Takes the first thread block of `group` (dropped when that empties it).
