@@ -78,7 +78,7 @@ void SmDriver::call_hook(const char* name, Call&& call) {
   running_hook_ = name;
   std::forward<Call>(call)();
   running_hook_ = nullptr;
-  apply_deferred();
+  if (!deferred_.empty()) apply_deferred();  // most hooks queue nothing: no call
   if (trace_ != nullptr) report_tokens();
 }
 
