@@ -49,18 +49,15 @@ DramChannel::DramChannel(const DramConfig& config, std::uint32_t index, TimePs p
   invalidate_candidates();  // none computed yet
 }
 
-void DramChannel::push(std::uint64_t id, const DramAddress& where, bool is_write,
-                       std::uint64_t eligible_cycle) {
-  // Field by field (see enqueue()).
-  Incoming& incoming = incoming_.emplace_back();
-  incoming.eligible_cycle = eligible_cycle;
-  incoming.id = id;
-  incoming.row = where.row;
-  incoming.bank = where.bank;
-  incoming.is_write = is_write;
-  // Pushes come in eligible order: only the first of the pending ones sets the next eligible cycle.
-  if (next_incoming_cycle_ == kNeverCycle) next_incoming_cycle_ = eligible_cycle;
-  next_cycle_ = std::min(next_cycle_, eligible_cycle);
+void DramChannel::make_incoming_room() {
+  if (incoming_front_ > 0) {
+    // The admitted entries before the front go first (push() calls this only when the storage is full).
+    std::copy(incoming_.begin() + static_cast<std::ptrdiff_t>(incoming_front_),
+              incoming_.begin() + static_cast<std::ptrdiff_t>(incoming_end_), incoming_.begin());
+    incoming_end_ -= incoming_front_;
+    incoming_front_ = 0;
+  }
+  if (incoming_end_ == incoming_.size()) incoming_.resize(std::max<std::size_t>(16, incoming_.size() * 2));
 }
 
 // step() runs once per command and the functions of a command (admit, replan and its decision, issue and
@@ -108,17 +105,15 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
       invalidate_candidate(queue, incoming.bank);
       if (incoming.is_write == draining_) plan_dirty_ = true;
     }
-  } while (incoming_front_ < incoming_.size() && incoming_[incoming_front_].eligible_cycle <= cycle);
-  next_incoming_cycle_ =
-      incoming_front_ < incoming_.size() ? incoming_[incoming_front_].eligible_cycle : kNeverCycle;
-  // Drop the admitted entries: at once when none is left (the usual case), else once they are the larger
-  // part, so a queue that never empties stays linear in its length.
-  if (incoming_front_ == incoming_.size()) {
-    incoming_.clear();
+  } while (incoming_front_ < incoming_end_ && incoming_[incoming_front_].eligible_cycle <= cycle);
+  // Drop the admitted entries at once when none is left (the usual case); else make_incoming_room() moves
+  // the rest down when the storage is full, so a queue that never empties stays linear in its length.
+  if (incoming_front_ == incoming_end_) {
     incoming_front_ = 0;
-  } else if (incoming_front_ > incoming_.size() / 2) {
-    incoming_.erase(incoming_.begin(), incoming_.begin() + static_cast<std::ptrdiff_t>(incoming_front_));
-    incoming_front_ = 0;
+    incoming_end_ = 0;
+    next_incoming_cycle_ = kNeverCycle;
+  } else {
+    next_incoming_cycle_ = incoming_[incoming_front_].eligible_cycle;
   }
   stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queued());
   // A new mode takes a decision; the same one spares update_mode() the look at the new sizes.

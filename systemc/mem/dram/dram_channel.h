@@ -84,6 +84,7 @@
 // enters), which is exact because every rule above is a lower bound on a cycle that only commands or
 // arrivals move.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -154,7 +155,20 @@ class DramChannel {
 
   /// Queues a request that enters the scheduler at `eligible_cycle`, which must not precede the
   /// eligible cycle of the previous push nor any cycle already stepped (the controller checks arrivals).
-  void push(std::uint64_t id, const DramAddress& where, bool is_write, std::uint64_t eligible_cycle);
+  /// Inline: once per request, from the controller's enqueue().
+  void push(std::uint64_t id, const DramAddress& where, bool is_write, std::uint64_t eligible_cycle) {
+    if (incoming_end_ == incoming_.size()) make_incoming_room();
+    // Field by field (see enqueue()), into storage already there (an emplace_back would zero it first).
+    Incoming& incoming = incoming_[incoming_end_++];
+    incoming.eligible_cycle = eligible_cycle;
+    incoming.id = id;
+    incoming.row = where.row;
+    incoming.bank = where.bank;
+    incoming.is_write = is_write;
+    // Pushes come in eligible order: only the first of the pending ones sets the next eligible cycle.
+    if (next_incoming_cycle_ == kNeverCycle) next_incoming_cycle_ = eligible_cycle;
+    next_cycle_ = std::min(next_cycle_, eligible_cycle);
+  }
 
   /// The next cycle at which step() may change anything (kNeverCycle: none). Exact for the scheduler:
   /// no command is issued before it, and stepping only at these cycles is the same as every cycle.
@@ -181,7 +195,7 @@ class DramChannel {
 
   [[nodiscard]] const ChannelStats& stats() const { return stats_; }
   /// Requests pushed and not yet served (column command issued), including those not yet eligible.
-  [[nodiscard]] std::size_t pending() const { return incoming_.size() - incoming_front_ + queued(); }
+  [[nodiscard]] std::size_t pending() const { return incoming_end_ - incoming_front_ + queued(); }
   /// 0 idle (precharged), 1 a row open, 2 refreshing (REF issued, tRFC not over), as of the last settle().
   [[nodiscard]] int bank_state(std::uint32_t bank) const;
   /// The open row of `bank`, kNoRow when closed.
@@ -329,6 +343,8 @@ class DramChannel {
     return queue.size > queue.window ? requests_[queue.window_youngest].seq : kNeverCycle;
   }
   void admit(std::uint64_t cycle);
+  /// Room for one more pushed request in incoming_ (out of line: rare).
+  void make_incoming_room();
   /// Links the request into `queue`'s lists; returns its slot.
   std::uint32_t enqueue(RequestQueue& queue, const Incoming& incoming);
   /// Whether `slot`, entering `queue`'s window as its youngest request, changes its bank's candidate.
@@ -398,11 +414,13 @@ class DramChannel {
   unsigned bank_bits_;        // bits of a bank index in Candidate::rank
   std::uint32_t bank_mask_;   // (1 << bank_bits_) - 1
 
-  // Requests: pushed and not yet admitted (in push order, from incoming_front_), and queued.
+  // Requests: pushed and not yet admitted (in push order, incoming_[incoming_front_, incoming_end_); the
+  // vector's size is its capacity), and queued.
   std::vector<Request> requests_;
   std::vector<std::uint32_t> free_slots_;  // of requests_
   std::vector<Incoming> incoming_;
   std::size_t incoming_front_ = 0;
+  std::size_t incoming_end_ = 0;
   std::uint64_t next_incoming_cycle_ = kNeverCycle;  // incoming_[incoming_front_]'s eligible cycle, if any
   std::uint64_t next_seq_ = 0;
   RequestQueue reads_;
