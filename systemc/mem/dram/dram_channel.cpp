@@ -325,9 +325,8 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
   queue.with_count -= queue.with_candidate.contains(b) ? 1 : 0;
   const auto set = [&](std::uint64_t bank_ready, std::uint32_t slot, bool row_command, Cmd cmd)
       __attribute__((always_inline)) {
-    constexpr std::uint64_t kRowCommand = std::uint64_t{1} << 63;  // after every hit at the same cycle
     candidate.bank_ready = bank_ready;
-    candidate.rank = (row_command ? kRowCommand : 0) | requests_[slot].seq << bank_bits_ | b;
+    candidate.rank = (row_command ? kRowCommandRank : 0) | requests_[slot].seq << bank_bits_ | b;
     candidate.slot = slot;
     candidate.cmd = cmd;
     queue.with_candidate.insert(b);
@@ -424,6 +423,16 @@ void DramChannel::plan_refresh(std::uint64_t from) {
       entry.outcome = RowOutcome::kConflict;
       log(cycle, DramCommandKind::kPrecharge, plan_.bank, banks_[plan_.bank].row, entry.id);
       precharge(cycle, plan_.bank);
+      // The bank is closed now: its next candidate in this mode is the ACT for its oldest request (which is
+      // in the window, since a younger one of the bank is), as compute_candidate() would find.
+      RequestQueue& queue = draining_ ? writes_ : reads_;
+      const std::uint32_t oldest = queue.by_bank[plan_.bank].oldest;
+      Candidate& candidate = queue.candidates[plan_.bank];
+      candidate.bank_ready = banks_[plan_.bank].act_ready;
+      candidate.rank = kRowCommandRank | requests_[oldest].seq << bank_bits_ | plan_.bank;
+      candidate.slot = oldest;
+      candidate.cmd = Cmd::kActivate;
+      queue.stale.erase(plan_.bank);
       return;
     }
     case Cmd::kRead:

@@ -327,6 +327,8 @@ class DramChannel {
     std::uint32_t bank = 0;
     std::uint32_t slot = 0;  // of the request, for request commands
   };
+  // Candidate::rank's flag of a row command (ACT, PRE): after every hit at the same cycle.
+  static constexpr std::uint64_t kRowCommandRank = std::uint64_t{1} << 63;
   // A candidate's order, (issue cycle, rank), as one number (cycle in the high half): one compare, which
   // compiles to conditional moves.
   __extension__ using Key = unsigned __int128;  // GCC and Clang; __extension__: no -Wpedantic warning
