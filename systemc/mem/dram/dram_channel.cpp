@@ -92,9 +92,10 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
     catch_up_refresh(cycle);
     plan_dirty_ = true;
   }
-  integrate(cycle * period_ps_);
+  const TimePs cycle_ps = cycle * period_ps_;
   // Called when at least one is due (incoming_due()).
   do {
+    admitted_ps_sum_ += cycle_ps;
     const Incoming& incoming = incoming_[incoming_front_++];
     RequestQueue& queue = incoming.is_write ? writes_ : reads_;
     const std::uint32_t slot = enqueue(queue, incoming);
@@ -456,21 +457,19 @@ void DramChannel::plan_refresh(std::uint64_t from) {
   const std::uint64_t data_start = cycle + (is_write ? t_.tWL : t_.tCL);
   const std::uint64_t done = data_start + burst_;
   log(cycle, is_write ? DramCommandKind::kWrite : DramCommandKind::kRead, bank_index, entry.row, id);
-  completed.push_back({id, cycle * period_ps_, done * period_ps_});
+  const TimePs command_ps = cycle * period_ps_;
+  completed.push_back({id, command_ps, done * period_ps_});
+  served_ps_sum_ += command_ps;
 
+  // The outcome's counter by a table rather than a switch: which outcome comes is data, and a mispredicted
+  // branch costs more than the lookup.
+  static constexpr std::uint64_t BankStats::*kOutcomeCounter[] = {
+      &BankStats::row_hits, &BankStats::row_misses, &BankStats::row_conflicts};
+  static_assert(static_cast<int>(RowOutcome::kHit) == 0 && static_cast<int>(RowOutcome::kMiss) == 1 &&
+                static_cast<int>(RowOutcome::kConflict) == 2);
   BankStats& bank_stats = stats_.banks[bank_index];
-  switch (entry.outcome) {
-    case RowOutcome::kHit:
-      ++bank_stats.row_hits;
-      ++bank.streak;
-      break;
-    case RowOutcome::kMiss:
-      ++bank_stats.row_misses;
-      break;
-    case RowOutcome::kConflict:
-      ++bank_stats.row_conflicts;
-      break;
-  }
+  ++(bank_stats.*kOutcomeCounter[static_cast<int>(entry.outcome)]);
+  bank.streak += entry.outcome == RowOutcome::kHit ? 1 : 0;
   if (is_write) {
     ++bank_stats.writes;
     ++stats_.writes;
@@ -482,14 +481,12 @@ void DramChannel::plan_refresh(std::uint64_t from) {
     bank.pre_ready = std::max<std::uint64_t>(bank.pre_ready, cycle + t_.tRTP);
     write_after_read_ = std::max(write_after_read_, cycle + read_to_write_);
   }
-  stats_.data_bus_busy_ps += burst_ * period_ps_;
   column_ready_ = cycle + column_gap_;
   bus_free_ = std::max(bus_free_, done);
   read_ready_ = std::max({column_ready_, read_after_write_, bus_free_ > t_.tCL ? bus_free_ - t_.tCL : 0});
   write_ready_ = std::max({column_ready_, write_after_read_, bus_free_ > t_.tWL ? bus_free_ - t_.tWL : 0});
 
   // Leave the queues; the request after the window's last (if any) enters the window.
-  integrate(cycle * period_ps_);
   dequeue(queue, plan_.slot);
   --queued_;
   invalidate_bank(bank_index);

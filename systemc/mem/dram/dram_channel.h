@@ -181,16 +181,21 @@ class DramChannel {
   /// Brings the statistics and bank states up to `now_cycle` / `now_ps` (every step() at or before it
   /// done; stats() is up to date only after it): replays the refreshes of an idle channel up to now and
   /// integrates the queue occupancy. Settling to one time and then to a later one is the same as settling to
-  /// the later one only (the replay stops and resumes at the same command; the integral is summed exactly),
+  /// the later one only (the replay stops and resumes at the same command; the integral is a closed form),
   /// so the controller may settle a channel only when it is read.
   void settle(std::uint64_t now_cycle, TimePs now_ps) {
     // Inline and cheap: a logging controller calls it for every channel at every advance().
     now_cycle_ = now_cycle;
     if (queued_ == 0 && refresh_enabled_ && refresh_due_ <= now_cycle) catch_up_refresh(now_cycle + 1);
-    integrate(now_ps);
-    // As a double only here, where the statistics are read from (the conversion takes several
-    // instructions, and integrate() runs at every request's admission and column command).
-    stats_.queue_occupancy_integral = static_cast<double>(occupancy_integral_);
+    // The integral of the queue occupancy over time is the sum of every request's time in the queue: the
+    // served ones' column-command times minus their admission times, plus now minus the admission times of
+    // those still queued (every admission and command is at or before now). Kept as two sums rather than
+    // integrated at every admission and column command; in request-ps, exact (modulo 2^64 like the
+    // sum it replaces), and a double only here, where the statistics are read from.
+    const std::uint64_t occupancy = served_ps_sum_ - admitted_ps_sum_ + queued_ * now_ps;
+    stats_.queue_occupancy_integral = static_cast<double>(occupancy);
+    // Every burst occupies the data bus for the same time.
+    stats_.data_bus_busy_ps = (stats_.reads + stats_.writes) * burst_ * period_ps_;
   }
 
   [[nodiscard]] const ChannelStats& stats() const { return stats_; }
@@ -376,15 +381,6 @@ class DramChannel {
   void precharge(std::uint64_t cycle, std::uint32_t bank);
   void refresh(std::uint64_t cycle);
   void catch_up_refresh(std::uint64_t until);
-  void integrate(TimePs now_ps) {
-    if (now_ps <= integrated_to_ps_) return;
-    if (queued_ != 0) {
-      // Summed exactly, so the integral does not depend on how often it is brought up to date (the
-      // controller settles a channel when it is read); the double is exact below 2^53 request-ps.
-      occupancy_integral_ += queued_ * (now_ps - integrated_to_ps_);
-    }
-    integrated_to_ps_ = now_ps;
-  }
   void log(std::uint64_t cycle, DramCommandKind kind, std::uint32_t bank, std::uint64_t row,
            std::uint64_t request_id) {
     if (log_ == nullptr) return;
@@ -463,8 +459,10 @@ class DramChannel {
 
   // Statistics.
   ChannelStats stats_;
-  TimePs integrated_to_ps_ = 0;
-  std::uint64_t occupancy_integral_ = 0;  // stats_.queue_occupancy_integral, in request-ps
+  // For stats_.queue_occupancy_integral (settle()): the sums of the admission times of every request
+  // admitted and of the column-command times of every request served, in ps (modulo 2^64).
+  std::uint64_t admitted_ps_sum_ = 0;
+  std::uint64_t served_ps_sum_ = 0;
   std::uint64_t now_cycle_ = 0;
   std::vector<DramCommand>* log_ = nullptr;
 };
