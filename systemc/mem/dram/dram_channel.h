@@ -76,13 +76,13 @@
 // window), recomputed only when that bank's state or its part of the window changes (a switch of mode
 // recomputes only the banks changed since that mode last ran; a request entering the window changes its
 // bank's command only if the bank had none or had a PRE for want of the hit it brings, and after an ACT
-// the bank's next command is known: its request's RD/WR). A candidate's key (cycle, rank) carries its
-// bank in the rank's low bits, so a decision is a loop without data-dependent branches that keeps one
-// minimum over the banks (over those with a command unless nearly all have one), or, when requests have only
-// entered the queue since the last decision, a comparison of the changed banks with its winner. The
-// channel computes the first cycle any candidate becomes legal and sleeps until then (or until a request
-// enters), which is exact because every rule above is a lower bound on a cycle that only commands or
-// arrivals move.
+// or a PRE the bank's next command is known: its request's RD/WR, the ACT for its oldest request). A
+// candidate's key (cycle, rank) carries its bank in the rank's low bits, so a decision is a loop without
+// data-dependent branches that keeps one minimum over the banks (over those with a command unless more than
+// half have one), or, when requests have only entered the queue since the last decision, a comparison of the
+// changed banks with its winner. The channel computes the first cycle any candidate becomes legal and sleeps
+// until then (or until a request enters), which is exact because every rule above is a lower bound on a cycle
+// that only commands or arrivals move.
 
 #include <algorithm>
 #include <array>
@@ -408,7 +408,7 @@ class DramChannel {
   std::uint32_t hit_cap_;
   bool refresh_enabled_;
   std::uint32_t bank_count_;
-  std::uint32_t sparse_max_;  // a decision visits the banks with a command when at most this many: 3/4
+  std::uint32_t sparse_max_;  // a decision visits the banks with a command when at most this many: 1/2
   unsigned bank_bits_;        // bits of a bank index in Candidate::rank
   std::uint32_t bank_mask_;   // (1 << bank_bits_) - 1
 
