@@ -34,6 +34,7 @@ DramChannel::DramChannel(const DramConfig& config, std::uint32_t index, TimePs p
       sparse_max_(config.banks / 2),
       bank_bits_(config.banks > 1 ? 64 - static_cast<unsigned>(__builtin_clzll(config.banks - 1)) : 0),
       bank_mask_(static_cast<std::uint32_t>((std::uint64_t{1} << bank_bits_) - 1)),
+      seq_limit_(std::uint64_t{1} << (63 - bank_bits_)),
       banks_(config.banks),
       // Without refresh, never due: the hot paths test the due cycle alone.
       refresh_due_(config.refresh ? config.timing.tREFI : kNeverCycle) {
@@ -144,7 +145,7 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
   Request& request = requests_[slot];
   // The seq shares Candidate::rank with the bank and a flag: 2^(63 - bank_bits_) pushes (5e17 with 16
   // banks) before it would overflow.
-  if (next_seq_ >> (63 - bank_bits_) != 0) fail(index_, "request sequence number overflow");
+  if (next_seq_ == seq_limit_) fail(index_, "request sequence number overflow");
   request.seq = next_seq_++;
   request.row = incoming.row;
   request.id = incoming.id;

@@ -411,6 +411,7 @@ class DramChannel {
   std::uint32_t sparse_max_;  // a decision visits the banks with a command when at most this many: 1/2
   unsigned bank_bits_;        // bits of a bank index in Candidate::rank
   std::uint32_t bank_mask_;   // (1 << bank_bits_) - 1
+  std::uint64_t seq_limit_;   // 2^(63 - bank_bits_): the first seq Candidate::rank cannot hold
 
   // Requests: pushed and not yet admitted (in push order, incoming_[incoming_front_, incoming_end_); the
   // vector's size is its capacity), and queued.
