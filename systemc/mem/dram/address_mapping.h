@@ -58,6 +58,11 @@ class AddressMapping {
   // log2 of radix_[i] and of interleave_bytes_ when a power of two, else -1 (decode() shifts then).
   std::array<int, 3> shift_{};
   int interleave_shift_ = -1;
+  // Which digit (index into fields_lsb_first_) holds each field, so that decode() computes the three
+  // digits in a row and picks the fields out without a branch per digit.
+  std::size_t bank_digit_ = 0;
+  std::size_t column_digit_ = 0;
+  std::size_t channel_digit_ = 0;
   bool rotate_ = false;  ///< DramConfig::address_rotate
 
   /// How far DramConfig::address_rotate turns the bank and the channel index of `row`'s accesses.

@@ -76,14 +76,15 @@
 // window), recomputed only when that bank's state or its part of the window changes (a switch of mode
 // recomputes only the banks changed since that mode last ran; a request entering the window changes its
 // bank's command only if the bank had none or had a PRE for want of the hit it brings, and after an ACT
-// the bank's next command is known: its request's RD/WR). A candidate's key (cycle, rank) carries its
-// bank in the rank's low bits, so a decision is a loop without data-dependent branches that keeps one
-// minimum over the banks (over those with a command unless nearly all have one), or, when requests have only
-// entered the queue since the last decision, a comparison of the changed banks with its winner. The
-// channel computes the first cycle any candidate becomes legal and sleeps until then (or until a request
-// enters), which is exact because every rule above is a lower bound on a cycle that only commands or
-// arrivals move.
+// or a PRE the bank's next command is known: its request's RD/WR, the ACT for its oldest request). A
+// candidate's key (cycle, rank) carries its bank in the rank's low bits, so a decision is a loop without
+// data-dependent branches that keeps one minimum over the banks (over those with a command unless more than
+// half have one), or, when requests have only entered the queue since the last decision, a comparison of the
+// changed banks with its winner. The channel computes the first cycle any candidate becomes legal and sleeps
+// until then (or until a request enters), which is exact because every rule above is a lower bound on a cycle
+// that only commands or arrivals move.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -154,7 +155,20 @@ class DramChannel {
 
   /// Queues a request that enters the scheduler at `eligible_cycle`, which must not precede the
   /// eligible cycle of the previous push nor any cycle already stepped (the controller checks arrivals).
-  void push(std::uint64_t id, const DramAddress& where, bool is_write, std::uint64_t eligible_cycle);
+  /// Inline: once per request, from the controller's enqueue().
+  void push(std::uint64_t id, const DramAddress& where, bool is_write, std::uint64_t eligible_cycle) {
+    if (incoming_end_ == incoming_.size()) make_incoming_room();
+    // Field by field (see enqueue()), into storage already there (an emplace_back would zero it first).
+    Incoming& incoming = incoming_[incoming_end_++];
+    incoming.eligible_cycle = eligible_cycle;
+    incoming.id = id;
+    incoming.row = where.row;
+    incoming.bank = where.bank;
+    incoming.is_write = is_write;
+    // Pushes come in eligible order: only the first of the pending ones sets the next eligible cycle.
+    if (next_incoming_cycle_ == kNeverCycle) next_incoming_cycle_ = eligible_cycle;
+    next_cycle_ = std::min(next_cycle_, eligible_cycle);
+  }
 
   /// The next cycle at which step() may change anything (kNeverCycle: none). Exact for the scheduler:
   /// no command is issued before it, and stepping only at these cycles is the same as every cycle.
@@ -167,21 +181,26 @@ class DramChannel {
   /// Brings the statistics and bank states up to `now_cycle` / `now_ps` (every step() at or before it
   /// done; stats() is up to date only after it): replays the refreshes of an idle channel up to now and
   /// integrates the queue occupancy. Settling to one time and then to a later one is the same as settling to
-  /// the later one only (the replay stops and resumes at the same command; the integral is summed exactly),
+  /// the later one only (the replay stops and resumes at the same command; the integral is a closed form),
   /// so the controller may settle a channel only when it is read.
   void settle(std::uint64_t now_cycle, TimePs now_ps) {
     // Inline and cheap: a logging controller calls it for every channel at every advance().
     now_cycle_ = now_cycle;
     if (queued_ == 0 && refresh_enabled_ && refresh_due_ <= now_cycle) catch_up_refresh(now_cycle + 1);
-    integrate(now_ps);
-    // As a double only here, where the statistics are read from (the conversion takes several
-    // instructions, and integrate() runs at every request's admission and column command).
-    stats_.queue_occupancy_integral = static_cast<double>(occupancy_integral_);
+    // The integral of the queue occupancy over time is the sum of every request's time in the queue: the
+    // served ones' column-command times minus their admission times, plus now minus the admission times of
+    // those still queued (every admission and command is at or before now). Kept as two sums rather than
+    // integrated at every admission and column command; in request-ps, exact (modulo 2^64 like the
+    // sum it replaces), and a double only here, where the statistics are read from.
+    const std::uint64_t occupancy = served_ps_sum_ - admitted_ps_sum_ + queued_ * now_ps;
+    stats_.queue_occupancy_integral = static_cast<double>(occupancy);
+    // Every burst occupies the data bus for the same time.
+    stats_.data_bus_busy_ps = (stats_.reads + stats_.writes) * burst_ * period_ps_;
   }
 
   [[nodiscard]] const ChannelStats& stats() const { return stats_; }
   /// Requests pushed and not yet served (column command issued), including those not yet eligible.
-  [[nodiscard]] std::size_t pending() const { return incoming_.size() - incoming_front_ + queued(); }
+  [[nodiscard]] std::size_t pending() const { return incoming_end_ - incoming_front_ + queued(); }
   /// 0 idle (precharged), 1 a row open, 2 refreshing (REF issued, tRFC not over), as of the last settle().
   [[nodiscard]] int bank_state(std::uint32_t bank) const;
   /// The open row of `bank`, kNoRow when closed.
@@ -313,6 +332,8 @@ class DramChannel {
     std::uint32_t bank = 0;
     std::uint32_t slot = 0;  // of the request, for request commands
   };
+  // Candidate::rank's flag of a row command (ACT, PRE): after every hit at the same cycle.
+  static constexpr std::uint64_t kRowCommandRank = std::uint64_t{1} << 63;
   // A candidate's order, (issue cycle, rank), as one number (cycle in the high half): one compare, which
   // compiles to conditional moves.
   __extension__ using Key = unsigned __int128;  // GCC and Clang; __extension__: no -Wpedantic warning
@@ -329,6 +350,8 @@ class DramChannel {
     return queue.size > queue.window ? requests_[queue.window_youngest].seq : kNeverCycle;
   }
   void admit(std::uint64_t cycle);
+  /// Room for one more pushed request in incoming_ (out of line: rare).
+  void make_incoming_room();
   /// Links the request into `queue`'s lists; returns its slot.
   std::uint32_t enqueue(RequestQueue& queue, const Incoming& incoming);
   /// Whether `slot`, entering `queue`'s window as its youngest request, changes its bank's candidate.
@@ -358,15 +381,6 @@ class DramChannel {
   void precharge(std::uint64_t cycle, std::uint32_t bank);
   void refresh(std::uint64_t cycle);
   void catch_up_refresh(std::uint64_t until);
-  void integrate(TimePs now_ps) {
-    if (now_ps <= integrated_to_ps_) return;
-    if (queued_ != 0) {
-      // Summed exactly, so the integral does not depend on how often it is brought up to date (the
-      // controller settles a channel when it is read); the double is exact below 2^53 request-ps.
-      occupancy_integral_ += queued_ * (now_ps - integrated_to_ps_);
-    }
-    integrated_to_ps_ = now_ps;
-  }
   void log(std::uint64_t cycle, DramCommandKind kind, std::uint32_t bank, std::uint64_t row,
            std::uint64_t request_id) {
     if (log_ == nullptr) return;
@@ -394,15 +408,18 @@ class DramChannel {
   std::uint32_t hit_cap_;
   bool refresh_enabled_;
   std::uint32_t bank_count_;
-  std::uint32_t sparse_max_;  // a decision visits the banks with a command when at most this many: 3/4
+  std::uint32_t sparse_max_;  // a decision visits the banks with a command when at most this many: 1/2
   unsigned bank_bits_;        // bits of a bank index in Candidate::rank
   std::uint32_t bank_mask_;   // (1 << bank_bits_) - 1
+  std::uint64_t seq_limit_;   // 2^(63 - bank_bits_): the first seq Candidate::rank cannot hold
 
-  // Requests: pushed and not yet admitted (in push order, from incoming_front_), and queued.
+  // Requests: pushed and not yet admitted (in push order, incoming_[incoming_front_, incoming_end_); the
+  // vector's size is its capacity), and queued.
   std::vector<Request> requests_;
   std::vector<std::uint32_t> free_slots_;  // of requests_
   std::vector<Incoming> incoming_;
   std::size_t incoming_front_ = 0;
+  std::size_t incoming_end_ = 0;
   std::uint64_t next_incoming_cycle_ = kNeverCycle;  // incoming_[incoming_front_]'s eligible cycle, if any
   std::uint64_t next_seq_ = 0;
   RequestQueue reads_;
@@ -443,8 +460,10 @@ class DramChannel {
 
   // Statistics.
   ChannelStats stats_;
-  TimePs integrated_to_ps_ = 0;
-  std::uint64_t occupancy_integral_ = 0;  // stats_.queue_occupancy_integral, in request-ps
+  // For stats_.queue_occupancy_integral (settle()): the sums of the admission times of every request
+  // admitted and of the column-command times of every request served, in ps (modulo 2^64).
+  std::uint64_t admitted_ps_sum_ = 0;
+  std::uint64_t served_ps_sum_ = 0;
   std::uint64_t now_cycle_ = 0;
   std::vector<DramCommand>* log_ = nullptr;
 };

@@ -79,6 +79,9 @@ class DramController {
 
  private:
   void check_channel(std::uint32_t channel) const;
+  /// Throws the InvariantViolation of a request arriving too early (out of line: its message building
+  /// would weigh on enqueue()'s frame).
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_arrival(const DramRequest& request) const;
   /// The channel, settled to the last advance(): what every accessor reads.
   const DramChannel& settled(std::uint32_t channel) const;
   // The timing wheel (below).
@@ -118,8 +121,9 @@ class DramController {
   // channels (words_ words each), so the channels due come out in channel order.
   static constexpr std::uint64_t kWheelCycles = 256;
   std::size_t words_ = 0;
-  std::vector<std::uint64_t> wheel_;                         // bucket b: words b * words_ on
-  std::array<std::uint64_t, kWheelCycles / 64> occupied_{};  // bit b: bucket b is not empty
+  std::vector<std::uint64_t> wheel_;                           // bucket b: words b * words_ on
+  std::array<std::uint64_t, kWheelCycles / 64> occupied_{};    // bit b: bucket b is not empty
+  std::array<std::uint32_t, kWheelCycles> bucket_channels_{};  // channels in bucket b
   std::vector<std::uint64_t> far_;
   std::size_t far_count_ = 0;
   std::uint64_t base_ = 0;          // the first cycle not run yet: no channel's next cycle is before it
