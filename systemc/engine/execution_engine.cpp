@@ -9,8 +9,9 @@ ExecutionEngine::ExecutionEngine(const sc_core::sc_module_name& name, const GpuC
                                  CommandCompletionListener& listener, std::function<void()> progress)
     : sc_core::sc_module(name), workload_(workload), listener_(listener) {
   SmDriver::Hooks hooks;
-  // Whatever reaches another module first brings SystemC's clock to the engine's (clock_).
-  hooks.now = [this] { return clock_ != nullptr ? clock_->now() : sc_core::sc_time_stamp().value(); };
+  // SystemC's clock, until set_clock() gives the driver the SMs' clock (it then reads that one
+  // directly). Whatever reaches another module first brings SystemC's clock to the engine's (clock_).
+  hooks.now = [] { return sc_core::sc_time_stamp().value(); };
   hooks.kernel_finished = [this](KernelId k) {
     sync_clock();
     kernel_finished(k);

@@ -36,7 +36,7 @@ TimePs TbSm::work_at(KernelId kernel, TimePs at) {
 
 TbSm::Group* TbSm::earliest_group() {
   if (penalty_ == nullptr) {
-    // One group, on the time clock (the hot path of every completion without interference).
+    // One group, on the time clock (interference off; its completions take complete_due_on_time()).
     return groups_.empty() || groups_.front().empty() ? nullptr : &groups_.front();
   }
   Group* best = nullptr;
@@ -166,6 +166,7 @@ void TbSm::complete_due(TimePs now) {
     complete_due_on_time(now);
     return;
   }
+  // With interference: one group per kernel, each on its kernel's work clock.
   for (Group* g = earliest_group(); g != nullptr && g->time_of(g->first().end_work) <= now;
        g = earliest_group()) {
     const Running done = pop_first(*g);
@@ -175,13 +176,7 @@ void TbSm::complete_due(TimePs now) {
     // The driver may start new thread blocks from inside this call; they end in the future.
     listener_.on_tb_complete(id_, done.kernel, done.tb, done.start_ps);
   }
-  if (penalty_ != nullptr) {
-    retime(now);
-    return;
-  }
-  if (!groups_.empty() && !groups_.front().empty() && groups_.front().first().end_work < wake_at_ps_) {
-    wake_at(groups_.front().first().end_work);
-  }
+  retime(now);
 }
 
 void TbSm::complete_due_on_time(TimePs now) {
