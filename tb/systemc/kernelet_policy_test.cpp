@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "common/scratch_file.h"
 #include "common/test_support.h"
 #include "core/error.h"
 #include "kernelet/characterisation.h"
@@ -101,7 +102,7 @@ TEST(KerneletPolicy, RandomChoiceIsReproducibleFromTheSeed) {
     k.min_slice_tbs = 13;
     c.kernels.push_back(k);
   }
-  const std::string path = testing::TempDir() + "kernelet_random.yaml";
+  const std::string path = test::scratch_path("kernelet_random.yaml");
   kernelet::write_characterisation(path, c);
   SimulationSpec spec = spec_of(kernels, "kernelet", {{"choice", "random"}, {"profiles", path}});
   spec.seed = 11;

@@ -20,7 +20,6 @@
 // the SM driver throttling, and each SM's Perf-Sat samples replay through the state machine.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -34,6 +33,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/scratch_file.h"
 #include "common/test_support.h"
 #include "config/gpu_loader.h"
 #include "config/workload_loader.h"
@@ -311,8 +311,7 @@ std::string stm_profiles_for(const SimulationSpec& spec) {
         {"unused", 1, 0, 1, std::vector<double>(set.sms, 1.0), std::vector<double>(set.sms, 0.0)});
   }
   // ctest runs the property tests as processes side by side: the pid keeps their files apart.
-  std::string path = testing::TempDir() + "property_stm_" + std::to_string(getpid()) + "_" +
-                     std::to_string(files++) + ".yaml";
+  std::string path = test::scratch_path("property_stm_" + std::to_string(files++) + ".yaml");
   stm::write_profile_file(path, set);
   return path;
 }
@@ -366,8 +365,7 @@ std::string kernelet_profiles_for(const SimulationSpec& spec) {
     k.instructions_per_tb = 1;
     c.kernels.push_back(k);
   }
-  std::string path = testing::TempDir() + "property_kernelet_" + std::to_string(getpid()) + "_" +
-                     std::to_string(files++) + ".yaml";
+  std::string path = test::scratch_path("property_kernelet_" + std::to_string(files++) + ".yaml");
   kernelet::write_characterisation(path, c);
   return path;
 }

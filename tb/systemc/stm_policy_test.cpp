@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/kernel_profiler.h"
+#include "common/scratch_file.h"
 #include "common/test_support.h"
 #include "core/error.h"
 #include "policy/registry.h"
@@ -68,7 +69,7 @@ std::string write_profiles(const std::string& file, std::vector<stm::KernelProfi
   set.sm_model = "tb";
   set.memory_model = "simple";
   set.kernels = std::move(kernels);
-  std::string path = testing::TempDir() + file;
+  std::string path = test::scratch_path(file);
   stm::write_profile_file(path, set);
   return path;
 }

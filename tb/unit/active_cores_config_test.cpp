@@ -3,7 +3,6 @@
 // detector under a policy other than fcfs or fifo as errors naming the file, the line and the key.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <optional>
@@ -13,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/scratch_file.h"
 #include "config/gpu_loader.h"
 #include "core/error.h"
 
@@ -25,8 +25,7 @@ std::string m2090_with(const std::string& extra) {
   std::stringstream text;
   text << in.rdbuf() << extra;
   static int files = 0;
-  std::string path = testing::TempDir() + "active_cores_" + std::to_string(getpid()) + "_" +
-                     std::to_string(files++) + ".yaml";
+  std::string path = test::scratch_path("active_cores_" + std::to_string(files++) + ".yaml");
   std::ofstream(path) << text.str();
   return path;
 }

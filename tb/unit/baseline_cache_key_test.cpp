@@ -5,7 +5,6 @@
 // document holds exactly the loader's keys.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
@@ -19,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/baseline_key.h"
+#include "common/scratch_file.h"
 #include "common/test_support.h"
 #include "config/gpu_loader.h"
 #include "config/kernel_library_loader.h"
@@ -100,7 +100,7 @@ std::vector<YAML::Node> candidates(const YAML::Node& current) {
 }
 
 std::string write_temp(const YAML::Node& node, const std::string& stem) {
-  std::string path = testing::TempDir() + "/gpumux-cache-key-" + std::to_string(getpid()) + "-" + stem;
+  std::string path = test::scratch_path("gpumux-cache-key-" + stem);
   std::ofstream(path) << YAML::Dump(node) << "\n";
   return path;
 }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "common/scratch_file.h"
 #include "config/yaml_reader.h"
 #include "core/error.h"
 #include "kernelet/characterisation.h"
@@ -60,7 +61,7 @@ kernelet::Characterisation sample() {
 }
 
 std::string write(const std::string& name, const std::string& text) {
-  std::string path = testing::TempDir() + name;
+  std::string path = test::scratch_path(name);
   std::ofstream(path) << text;
   return path;
 }
@@ -75,7 +76,7 @@ std::string error_of(const std::string& path) {
 }
 
 TEST(KerneletCharacterisation, WrittenFileReadsBackExactly) {
-  const std::string path = testing::TempDir() + "kernelet_roundtrip.yaml";
+  const std::string path = test::scratch_path("kernelet_roundtrip.yaml");
   const kernelet::Characterisation c = sample();
   kernelet::write_characterisation(path, c);
   const kernelet::Characterisation back = kernelet::load_characterisation(path);
@@ -92,7 +93,7 @@ TEST(KerneletCharacterisation, WrittenFileReadsBackExactly) {
   EXPECT_NE(back.find_pair("pc", 3, "mm", 2), nullptr);
   EXPECT_EQ(back.find_pair("pc", 2, "mm", 3), nullptr);
   // Written again: the same text.
-  const std::string again = testing::TempDir() + "kernelet_roundtrip2.yaml";
+  const std::string again = test::scratch_path("kernelet_roundtrip2.yaml");
   kernelet::write_characterisation(again, back);
   std::ifstream a(path);
   std::ifstream b(again);
@@ -101,7 +102,7 @@ TEST(KerneletCharacterisation, WrittenFileReadsBackExactly) {
 }
 
 TEST(KerneletCharacterisation, BadInputNamesFileLineAndKey) {
-  const std::string path = testing::TempDir() + "kernelet_good.yaml";
+  const std::string path = test::scratch_path("kernelet_good.yaml");
   kernelet::write_characterisation(path, sample());
   std::ifstream in(path);
   const std::string good((std::istreambuf_iterator<char>(in)), {});

@@ -2,7 +2,6 @@
 // the key, and Perf-Sat on TB-level SMs as an error naming the file, the line and the key.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <fstream>
 #include <optional>
@@ -11,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/scratch_file.h"
 #include "config/gpu_loader.h"
 #include "core/error.h"
 
@@ -23,8 +23,7 @@ std::string m2090_with(const std::string& extra) {
   std::stringstream text;
   text << in.rdbuf() << extra;
   static int files = 0;
-  std::string path =
-      testing::TempDir() + "perf_sat_" + std::to_string(getpid()) + "_" + std::to_string(files++) + ".yaml";
+  std::string path = test::scratch_path("perf_sat_" + std::to_string(files++) + ".yaml");
   std::ofstream(path) << text.str();
   return path;
 }

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/scratch_file.h"
 #include "core/error.h"
 #include "core/typed_options.h"
 #include "kernelet/characterisation.h"
@@ -223,7 +224,7 @@ TEST(PolicyOptionDeclarations, EveryDefaultWrittenOutIsAcceptedAndSummariesLeave
   profiles.sm_model = "tb";
   profiles.memory_model = "simple";
   profiles.kernels.push_back({"k", 4, 0, 10, {20, 10}, {1, 2}});
-  const std::string profile_file = testing::TempDir() + "typed_options_profiles.yaml";
+  const std::string profile_file = test::scratch_path("typed_options_profiles.yaml");
   stm::write_profile_file(profile_file, profiles);
   // kernelet's characterisation file.
   kernelet::Characterisation c;
@@ -238,7 +239,7 @@ TEST(PolicyOptionDeclarations, EveryDefaultWrittenOutIsAcceptedAndSummariesLeave
   k.thread_blocks = k.threads_per_tb = k.warps_per_tb = k.tbs_per_sm = 1;
   k.instructions_per_tb = 1;
   c.kernels.push_back(k);
-  const std::string characterisation_file = testing::TempDir() + "typed_options_kernelet.yaml";
+  const std::string characterisation_file = test::scratch_path("typed_options_kernelet.yaml");
   kernelet::write_characterisation(characterisation_file, c);
   const std::map<std::string, PolicyOptions> required = {{"stm", {{"profiles", profile_file}}},
                                                          {"kernelet", {{"profiles", characterisation_file}}}};
