@@ -15,6 +15,7 @@ SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> polic
       policy_(std::move(policy)),
       hooks_(std::move(hooks)) {
   select_only_reads_ = policy_->select_kernel_only_reads();
+  observes_tbs_ = policy_->observes_thread_blocks();
   open_preemption_.assign(gpu.num_sms, kNoRecord);
   awaiting_setup_.assign(gpu.num_sms, kNoRecord);
   perf_sat_on_ = gpu.perf_sat.enabled;
@@ -484,9 +485,11 @@ void SmDriver::issue_tb(SmId sm, KernelId kernel) {
     PerfSatSm& p = perf_sat_[index(sm)];
     if (!p.machine || (p.kernel != kernel && status.resident(p.kernel) == nullptr)) perf_sat_bind(sm, kernel);
   }
-  running_query_ = "on_tb_started";
-  policy_->on_tb_started(sm, kernel, *this);
-  running_query_ = nullptr;
+  if (observes_tbs_) {
+    running_query_ = "on_tb_started";
+    policy_->on_tb_started(sm, kernel, *this);
+    running_query_ = nullptr;
+  }
   if (ac_on_ && first_tb && !ac_kernel_) ac_kernel_started(kernel);
 }
 
@@ -524,7 +527,11 @@ void SmDriver::on_tb_complete(SmId sm, KernelId kernel, std::uint32_t tb, TimePs
   k.tb_time_ps += t - start_ps;
   if (perf_sat_on_) perf_sat_first_completion(sm, kernel);
   if (ac_on_ && ac_kernel_) ac_on_complete(sm, kernel);
-  call_hook("on_tb_finished", [&] { policy_->on_tb_finished(sm, kernel, t - start_ps, *this); });
+  if (observes_tbs_) {
+    call_hook("on_tb_finished", [&] { policy_->on_tb_finished(sm, kernel, t - start_ps, *this); });
+  } else if (trace_ != nullptr) {
+    report_tokens();  // what call_hook() does after a hook that changes nothing: the trace stays the same
+  }
   if (k.finished()) finish_kernel(kernel);
   settle_sm(sm);
   if (hooks_.sm_changed) hooks_.sm_changed(sm);

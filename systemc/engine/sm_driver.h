@@ -354,6 +354,8 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   /// The policy's select_kernel() only reads (SchedulingPolicy::select_kernel_only_reads): try_issue()
   /// may leave it uncalled where room_for_any_kernel() is false.
   bool select_only_reads_ = false;
+  /// The policy overrides on_tb_started() or on_tb_finished() (SchedulingPolicy::observes_thread_blocks).
+  bool observes_tbs_ = true;
   /// room_for_any_kernel()'s least footprint and carve-out over the active kernels with thread blocks to
   /// issue (any_to_issue_: there is one), as of issue-state epoch least_epoch_ (recomputed when it moves).
   TbFootprint least_footprint_{};

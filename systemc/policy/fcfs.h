@@ -22,6 +22,7 @@ class FcfsPolicy final : public SchedulingPolicy {
   void on_kernel_finished(KernelId kernel, EngineControl& control) override;
   [[nodiscard]] std::optional<KernelId> select_kernel(SmId sm, const EngineControl& control) override;
   [[nodiscard]] bool select_kernel_only_reads() const override { return true; }
+  [[nodiscard]] bool observes_thread_blocks() const override { return false; }
 
  private:
   /// Oldest active kernel that still has thread blocks to issue.

@@ -145,6 +145,10 @@ class SchedulingPolicy {
   /// blocks to issue (the query that ended nearly every completion's issue loop; docs/performance.md).
   /// False (the default) for a policy whose query changes its state (a timer asked for, a grant used).
   [[nodiscard]] virtual bool select_kernel_only_reads() const { return false; }
+  /// False when the policy keeps on_tb_started() and on_tb_finished() as they are here (doing nothing):
+  /// the SM driver then leaves both uncalled, two calls per thread block (docs/performance.md). True
+  /// (the default) for every policy that overrides either.
+  [[nodiscard]] virtual bool observes_thread_blocks() const { return true; }
 
   /// The active queue has a free entry: which of the launches waiting in the command buffers (one
   /// per GPU context, `waiting` non-empty, in context order) enters it (Tanasic 3.3: "the scheduling

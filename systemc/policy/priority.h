@@ -31,6 +31,7 @@ class PriorityPolicy final : public SchedulingPolicy {
   [[nodiscard]] std::string name() const override;
   /// select_kernel: the default (the kernel the SM is set up for), which only reads.
   [[nodiscard]] bool select_kernel_only_reads() const override { return true; }
+  [[nodiscard]] bool observes_thread_blocks() const override { return false; }
   void on_kernel_arrival(KernelId kernel, EngineControl& control) override;
   void on_sm_idle(SmId sm, EngineControl& control) override;
   void on_kernel_finished(KernelId kernel, EngineControl& control) override;

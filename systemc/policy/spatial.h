@@ -36,6 +36,7 @@ class SpatialPolicy final : public SchedulingPolicy {
   void on_kernel_finished(KernelId kernel, EngineControl& control) override;
   [[nodiscard]] std::optional<KernelId> select_kernel(SmId sm, const EngineControl& control) override;
   [[nodiscard]] bool select_kernel_only_reads() const override { return true; }
+  [[nodiscard]] bool observes_thread_blocks() const override { return false; }
 
   /// The process owning `sm` (nullopt: the SM belongs to none). Valid after the first hook.
   [[nodiscard]] std::optional<std::uint32_t> owner(SmId sm) const;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/test_support.h"
@@ -99,6 +100,7 @@ class DriverTest : public ::testing::Test {
   }
   void complete(std::uint32_t sm) {
     const FakeSm::Tb t = fakes_[sm]->finish_oldest();
+    completed_.emplace_back(sm, index(t.kernel), t.tb, now_);
     driver_->on_tb_complete(SmId{sm}, t.kernel, t.tb, now_);
   }
   /// Completes the context save an SM was asked for.
@@ -128,6 +130,8 @@ class DriverTest : public ::testing::Test {
   GpuConfig gpu_;
   TimePs now_ = 0;
   std::vector<KernelId> finished_;
+  /// Every thread block complete() ended: (SM, kernel, thread block, time), in order.
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, TimePs>> completed_;
   std::vector<std::shared_ptr<KernelDesc>> descs_;
   std::vector<std::unique_ptr<FakeSm>> fakes_;
   std::unique_ptr<SmDriver> driver_;

@@ -369,10 +369,11 @@ TEST_F(DriverTest, TbsToIssueEpochStandsStillWhileThreadBlocksRemain) {
 /// queries and every thread block's start.
 class QueryCounter final : public SchedulingPolicy {
  public:
-  QueryCounter(std::unique_ptr<SchedulingPolicy> inner, bool only_reads)
-      : inner_(std::move(inner)), only_reads_(only_reads) {}
+  QueryCounter(std::unique_ptr<SchedulingPolicy> inner, bool only_reads, bool observes = true)
+      : inner_(std::move(inner)), only_reads_(only_reads), observes_(observes) {}
   [[nodiscard]] std::string name() const override { return inner_->name(); }
   [[nodiscard]] bool select_kernel_only_reads() const override { return only_reads_; }
+  [[nodiscard]] bool observes_thread_blocks() const override { return observes_; }
   void on_kernel_arrival(KernelId kernel, EngineControl& control) override {
     inner_->on_kernel_arrival(kernel, control);
   }
@@ -382,6 +383,7 @@ class QueryCounter final : public SchedulingPolicy {
     inner_->on_tb_started(sm, kernel, control);
   }
   void on_tb_finished(SmId sm, KernelId kernel, TimePs duration_ps, EngineControl& control) override {
+    ++tbs_finished;
     inner_->on_tb_finished(sm, kernel, duration_ps, control);
   }
   void on_kernel_finished(KernelId kernel, EngineControl& control) override {
@@ -397,10 +399,12 @@ class QueryCounter final : public SchedulingPolicy {
 
   std::vector<std::tuple<std::uint32_t, std::uint32_t, TimePs>> started;  ///< (SM, kernel, time)
   std::size_t queries = 0;
+  std::size_t tbs_finished = 0;  ///< on_tb_finished() calls
 
  private:
   std::unique_ptr<SchedulingPolicy> inner_;
   bool only_reads_;
+  bool observes_;
 };
 
 // Issue 20: for a policy whose select_kernel() only reads, the driver leaves the query out after a thread
@@ -433,6 +437,50 @@ TEST_F(DriverTest, AQueryThatOnlyReadsIsLeftOutWhereNoKernelFits) {
     EXPECT_EQ(started[0].size(), 47U) << inner;
     EXPECT_EQ(started[1], started[0]) << inner << ": leaving the query out moved a thread block";
     EXPECT_LT(queries[1], queries[0]) << inner;
+  }
+}
+
+// Issue 20: a policy that keeps on_tb_started() and on_tb_finished() as SchedulingPolicy has them says so
+// (observes_thread_blocks() false), and the driver leaves both uncalled. For every registered policy that
+// says so: with the hooks called (a forwarding wrapper that observes) and without, every thread block
+// completes on the same SM at the same step, and the wrapper that does not observe is never called.
+TEST_F(DriverTest, HooksAPolicyDoesNotObserveAreLeftUncalled) {
+  std::vector<std::string> checked;
+  for (const PolicyInfo& info : policy_registry()) {
+    std::unique_ptr<SchedulingPolicy> probe;
+    try {
+      probe = create_policy(info.name, {});
+    } catch (const std::exception&) {
+      continue;  // needs options (a profile file): it observes thread blocks anyway
+    }
+    if (probe->observes_thread_blocks()) continue;
+    checked.push_back(info.name);
+    std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, TimePs>> completed[2];
+    for (const bool observes : {true, false}) {
+      auto counter = std::make_unique<QueryCounter>(create_policy(info.name, {}),
+                                                    probe->select_kernel_only_reads(), observes);
+      QueryCounter& c = *counter;
+      now_ = 0;
+      finished_.clear();
+      completed_.clear();
+      make_with(std::move(counter), 2);
+      gpu_.sm.max_resident_kernels = 2;
+      launch(test::kernel("fat", 7, 1.0, 256, 20000), 0);
+      launch(test::kernel("thin", 30, 1.0, 64, 1024), 1);
+      launch(test::kernel("wide", 10, 1.0, 1024, 4096), 0);
+      for (int i = 0; i < 5; ++i) complete(i % 2);
+      drain_all();
+      EXPECT_NO_THROW(driver_->check_final_invariants()) << info.name;
+      EXPECT_EQ(finished_.size(), 3U) << info.name;
+      EXPECT_EQ(c.started.size(), observes ? 47U : 0U) << info.name;
+      EXPECT_EQ(c.tbs_finished, observes ? 47U : 0U) << info.name;
+      completed[observes ? 0 : 1] = completed_;
+    }
+    EXPECT_EQ(completed[0].size(), 47U) << info.name;
+    EXPECT_EQ(completed[1], completed[0]) << info.name << ": leaving the hooks out moved a thread block";
+  }
+  for (const char* name : {"fcfs", "fifo", "npq", "ppq", "spatial"}) {
+    EXPECT_NE(std::find(checked.begin(), checked.end(), name), checked.end()) << name;
   }
 }
 
