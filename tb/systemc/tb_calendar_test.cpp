@@ -123,20 +123,18 @@ TEST(TbCalendar, OrdersAnInstantByOtherActivityThenSlotAndRunsAheadOnlyWhenAlone
   EXPECT_EQ(in_step.at("in_step").get<int>(), 4);
 }
 
-/// 13 fake SMs (the calendar's tree grows to 16 leaves, three of them padding), each completing at 40
-/// times drawn from a few nanoseconds apart so that many SMs share an instant: the calls must come in
-/// (time, slot) order, every planned completion once, running ahead or not.
-TEST(TbCalendar, CallsEverySmInTimeThenSlotOrderAcrossManySms) {
-  constexpr std::uint32_t kSms = 13;
-  constexpr std::size_t kPerSm = 40;
-  std::vector<std::vector<TimePs>> plans(kSms);
+/// `sms` fake SMs, each completing at `per_sm` times from about `base` on, drawn a few nanoseconds
+/// apart so that many SMs share an instant: the calls must come in (time, slot) order, every planned
+/// completion once, running ahead or not.
+void expect_time_then_slot_order(std::uint32_t sms, std::size_t per_sm, TimePs base) {
+  std::vector<std::vector<TimePs>> plans(sms);
   std::vector<std::string> expected;
   {
     Rng rng(7, 0);
     std::vector<std::pair<TimePs, std::uint32_t>> all;
-    for (std::uint32_t s = 0; s < kSms; ++s) {
-      TimePs at = 0;
-      for (std::size_t k = 0; k < kPerSm; ++k) {
+    for (std::uint32_t s = 0; s < sms; ++s) {
+      TimePs at = base + rng.below(8) * kNs;
+      for (std::size_t k = 0; k < per_sm; ++k) {
         at += (1 + rng.below(4)) * kNs;  // 1 to 4 ns apart: ties between SMs are common
         plans[s].push_back(at);
         all.emplace_back(at, s);
@@ -152,12 +150,12 @@ TEST(TbCalendar, CallsEverySmInTimeThenSlotOrderAcrossManySms) {
       sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
       nlohmann::json log = nlohmann::json::array();
       auto calendar = std::make_unique<TbCalendar>("calendar", run_ahead);
-      std::vector<std::unique_ptr<FakeSm>> sms;
+      std::vector<std::unique_ptr<FakeSm>> fakes;
       for (std::uint32_t s = 0; s < plans.size(); ++s) {
-        sms.push_back(std::make_unique<FakeSm>(*calendar, "s" + std::to_string(s), plans[s], log));
+        fakes.push_back(std::make_unique<FakeSm>(*calendar, "s" + std::to_string(s), plans[s], log));
       }
       // Started in reverse slot order: the order of schedule() calls must not matter.
-      for (auto it = sms.rbegin(); it != sms.rend(); ++it) {
+      for (auto it = fakes.rbegin(); it != fakes.rend(); ++it) {
         (*it)->start();
       }
       sc_core::sc_start();
@@ -167,8 +165,20 @@ TEST(TbCalendar, CallsEverySmInTimeThenSlotOrderAcrossManySms) {
       return result;
     });
     ASSERT_FALSE(out.contains("error")) << out.dump();
-    EXPECT_EQ(calls(out), expected) << "run_ahead " << run_ahead;
+    EXPECT_EQ(calls(out), expected) << sms << " SMs from " << base << " ps, run_ahead " << run_ahead;
   }
+}
+
+/// 13 SMs (a tree of 13 leaves, not a power of two) from time 0.
+TEST(TbCalendar, CallsEverySmInTimeThenSlotOrderAcrossManySms) { expect_time_then_slot_order(13, 40, 0); }
+
+/// 200 SMs (8 bits of slot in a narrow key) whose completions cross the latest due time a narrow key
+/// holds, 2^56 - 2 ps: some SMs are first scheduled beyond it, others reach it while the calendar runs,
+/// and the calendar moves to wide keys without changing the order.
+TEST(TbCalendar, KeepsTheOrderWhenDueTimesOutgrowNarrowKeys) {
+  constexpr TimePs kNarrowLimit = (TimePs{1} << 56U) - 2;
+  expect_time_then_slot_order(200, 12, kNarrowLimit - 30 * kNs);
+  expect_time_then_slot_order(200, 12, kNarrowLimit - 5 * kNs);
 }
 
 }  // namespace

@@ -11,43 +11,55 @@ namespace gpumux {
 
 TbCalendar::TbCalendar(const sc_core::sc_module_name& name, bool run_ahead)
     : sc_core::sc_module(name), run_ahead_(run_ahead) {
+  narrow_tree_.assign({kNarrowNever});  // no slot yet: nothing due
   spawn_thread("run", [this] { run(); });
 }
 
 std::uint32_t TbCalendar::add(TbCalendarClient& client) {
   const auto slot = static_cast<std::uint32_t>(clients_.size());
+  // Rebuilt at elaboration, as the SMs register: the slots so far keep their due times, and narrow keys
+  // get the bits the slots now need.
+  std::vector<TimePs> dues;
+  for (std::uint32_t s = 0; s < slot; ++s) dues.push_back(due_of(s));
+  dues.push_back(kNever);
   clients_.push_back(&client);
-  // One leaf per slot (rebuilt at elaboration, as the SMs register): the slots so far keep their due
-  // times. Not padded to a power of two: with 132 SMs most paths are 7 matches long instead of 8.
-  std::vector<Key> old(tree_.begin() + leaves_, tree_.end());
-  old.resize(clients_.size(), key(kNever, slot));
-  leaves_ = static_cast<std::uint32_t>(clients_.size());
-  tree_.assign(2 * std::size_t{leaves_}, Key{});
-  std::copy(old.begin(), old.end(), tree_.begin() + leaves_);
-  for (std::size_t i = leaves_ - 1; i >= 1; --i) tree_[i] = std::min(tree_[2 * i], tree_[2 * i + 1]);
+  slot_bits_ = 0;
+  while ((std::uint64_t{1} << slot_bits_) < clients_.size()) ++slot_bits_;
+  slot_mask_ = (Narrow{1} << slot_bits_) - 1;
+  // The largest due time whose key stays below kNarrowNever whatever the slot.
+  narrow_limit_ = (kNarrowNever >> slot_bits_) - 1;
+  const bool fits_narrow = std::all_of(dues.begin(), dues.end(),
+                                       [this](TimePs due) { return due <= narrow_limit_ || due == kNever; });
+  if (!wide_ && fits_narrow) {
+    std::vector<Narrow> keys;
+    for (std::uint32_t s = 0; s < dues.size(); ++s) keys.push_back(narrow_key(dues[s], s));
+    narrow_tree_.assign(keys);
+  } else {
+    wide_ = true;
+    std::vector<Wide> keys;
+    for (std::uint32_t s = 0; s < dues.size(); ++s) keys.push_back(wide_key(dues[s], s));
+    wide_tree_.assign(keys);
+  }
   return slot;
 }
 
 void TbCalendar::schedule_other(std::uint32_t slot, TimePs at) {
-  if (due_of(tree_[leaves_ + slot]) == at) return;
+  if (due_of(slot) == at) return;
   update(slot, at);
   // Called from another process while the thread waits for a later instant: wake it to look again.
   if (!running_ && at < waiting_until_) changed_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void TbCalendar::update(std::uint32_t slot, TimePs at) {
-  std::size_t i = leaves_ + slot;
-  // The winner so far stays in registers; each level reads only the sibling, so the loads do not wait
-  // for the stores of the level below. The earlier of two entries is the smaller key (a conditional
-  // move, not a branch: which side wins is as good as random, and a mispredicted branch per level was
-  // most of this function's time).
-  Key winner = key(at, slot);
-  tree_[i] = winner;
-  for (; i > 1; i /= 2) {
-    const Key sibling = tree_[i ^ 1U];
-    winner = sibling < winner ? sibling : winner;
-    tree_[i / 2] = winner;
+void TbCalendar::update_wide(std::uint32_t slot, TimePs at) {
+  if (!wide_) {
+    // A due time beyond narrow keys (rare: a run past 20 simulated hours at 132 SMs): wide keys from
+    // here on, for every slot.
+    std::vector<Wide> keys;
+    for (std::uint32_t s = 0; s < clients_.size(); ++s) keys.push_back(wide_key(due_of(s), s));
+    wide_tree_.assign(keys);
+    wide_ = true;
   }
+  wide_tree_.set(slot, wide_key(at, slot));
 }
 
 void TbCalendar::catch_up() {
