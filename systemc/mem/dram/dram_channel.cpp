@@ -263,12 +263,11 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
   const std::uint64_t end = window_end(queue);
   const std::uint64_t column_ready = std::max(from, writing ? write_ready_ : read_ready_);
   // The channel-wide bound of each command kind (indexed by Cmd), every one at least `from`.
-  // A candidate's command is one of the first five; kNone's entry is never the larger (a bank without a
+  // A candidate's command is one of the first four; kNone's entry is never the larger (a bank without a
   // command has bank_ready kNeverCycle).
-  const std::uint64_t channel_ready[] = {from, std::max(from, act_ready_), from, column_ready, column_ready};
+  const std::uint64_t channel_ready[] = {from, std::max(from, act_ready_), from, column_ready};
   static_assert(static_cast<int>(Cmd::kNone) == 0 && static_cast<int>(Cmd::kActivate) == 1 &&
-                static_cast<int>(Cmd::kPrecharge) == 2 && static_cast<int>(Cmd::kRead) == 3 &&
-                static_cast<int>(Cmd::kWrite) == 4);
+                static_cast<int>(Cmd::kPrecharge) == 2 && static_cast<int>(Cmd::kColumn) == 3);
 
   // Every candidate's earliest legal cycle is a max of fixed bounds, so between state changes the first
   // cycle anything issues is the minimum over the candidates, and the command issued then is the one the
@@ -362,7 +361,7 @@ std::uint64_t DramChannel::open_row(std::uint32_t bank) const {
        slot = requests_[slot].bank_next) {
     if (requests_[slot].row == bank.row) {
       if (conflict == kNoSlot || !capped) {
-        set(bank.col_ready, slot, false, &queue == &writes_ ? Cmd::kWrite : Cmd::kRead);
+        set(bank.col_ready, slot, false, Cmd::kColumn);
         return;
       }
     } else if (conflict == kNoSlot) {
@@ -419,7 +418,7 @@ void DramChannel::plan_refresh(std::uint64_t from) {
       Candidate& candidate = queue.candidates[plan_.bank];
       candidate.bank_ready = banks_[plan_.bank].col_ready;
       candidate.rank = entry.seq << bank_bits_ | plan_.bank;
-      candidate.cmd = draining_ ? Cmd::kWrite : Cmd::kRead;
+      candidate.cmd = Cmd::kColumn;
       queue.stale.erase(plan_.bank);
       return;
     }
@@ -440,8 +439,7 @@ void DramChannel::plan_refresh(std::uint64_t from) {
       queue.stale.erase(plan_.bank);
       return;
     }
-    case Cmd::kRead:
-    case Cmd::kWrite:
+    case Cmd::kColumn:
       serve(cycle, completed);
       return;
     case Cmd::kNone:
@@ -457,7 +455,7 @@ void DramChannel::plan_refresh(std::uint64_t from) {
   const Request& entry = requests_[plan_.slot];
   const std::uint64_t id = entry.id;
   Bank& bank = banks_[bank_index];
-  const bool is_write = plan_.cmd == Cmd::kWrite;
+  const bool is_write = draining_;  // the plan's mode
   const std::uint64_t data_start = cycle + (is_write ? t_.tWL : t_.tCL);
   const std::uint64_t done = data_start + burst_;
   log(cycle, is_write ? DramCommandKind::kWrite : DramCommandKind::kRead, bank_index, entry.row, id);

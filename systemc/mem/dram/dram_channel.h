@@ -211,7 +211,10 @@ class DramChannel {
 
  private:
   enum class RowOutcome : std::uint8_t { kHit, kMiss, kConflict };
-  enum class Cmd : std::uint8_t { kNone, kActivate, kPrecharge, kRead, kWrite, kRefreshPrecharge, kRefresh };
+  // kColumn: the mode's column command, RD while reading, WR while draining (a plan is issued in the mode it
+  // was made in: the mode changes only when a plan is made), so that a decision's table of channel-wide
+  // bounds has one entry for both.
+  enum class Cmd : std::uint8_t { kNone, kActivate, kPrecharge, kColumn, kRefreshPrecharge, kRefresh };
 
   static constexpr std::uint32_t kNoSlot = std::numeric_limits<std::uint32_t>::max();
 
