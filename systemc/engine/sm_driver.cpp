@@ -10,7 +10,8 @@
 namespace gpumux {
 
 SmDriver::SmDriver(const GpuConfig& gpu, std::unique_ptr<SchedulingPolicy> policy, Hooks hooks)
-    : gpu_(gpu),
+    : EngineControl(framework_),  // stores the reference only: framework_ is built below
+      gpu_(gpu),
       framework_(gpu.num_sms, gpu.active_kernels == 0 ? gpu.num_sms : gpu.active_kernels),
       policy_(std::move(policy)),
       hooks_(std::move(hooks)) {

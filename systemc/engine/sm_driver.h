@@ -171,19 +171,12 @@ class SmDriver final : public EngineControl, public TbCompletionListener {
   /// The time of the pending wake_at() has come: calls the policy's on_timer (a stale wake-up, for a
   /// request since replaced by a later one, is ignored).
   void timer_fired();
-  [[nodiscard]] std::uint32_t num_sms() const override { return framework_.num_sms(); }
-  [[nodiscard]] const SmStatus& sm(SmId id) const override { return framework_.sm(id); }
-  [[nodiscard]] const std::vector<KernelId>& active_kernels() const override {
-    return framework_.active_queue();
-  }
-  [[nodiscard]] const KernelStatus& kernel(KernelId id) const override { return framework_.kernel(id); }
   [[nodiscard]] bool can_issue(SmId sm, KernelId kernel) const override;
   [[nodiscard]] PreemptionMechanism preemption() const override { return preemption_; }
   [[nodiscard]] std::uint32_t num_contexts() const override {
     return static_cast<std::uint32_t>(hooks_.process_names.size());
   }
   [[nodiscard]] std::uint32_t active_capacity() const override { return framework_.active_capacity(); }
-  [[nodiscard]] std::uint64_t tbs_to_issue_epoch() const override { return framework_.tbs_to_issue_epoch(); }
   [[nodiscard]] const SmResources& sm_resources() const override { return gpu_.sm; }
   [[nodiscard]] std::uint64_t seed() const override { return seed_; }
 

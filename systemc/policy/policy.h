@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "core/types.h"
+#include "engine/scheduling_framework.h"
 #include "engine/tables.h"
 
 namespace gpumux {
@@ -52,15 +53,23 @@ enum class PreemptionMechanism : std::uint8_t { kContextSwitch, kDrain };
 /// What a policy sees of, and may ask of, the execution engine.
 class EngineControl {
  public:
+  /// `tables`: the scheduling framework the engine keeps (it outlives this object).
+  explicit EngineControl(const SchedulingFramework& tables) : tables_(tables) {}
   virtual ~EngineControl() = default;
+  EngineControl(const EngineControl&) = delete;
+  EngineControl& operator=(const EngineControl&) = delete;
+  EngineControl(EngineControl&&) = delete;
+  EngineControl& operator=(EngineControl&&) = delete;
 
   // --- read the tables -------------------------------------------------------------------------
+  // The framework's tables are read directly, not through virtual calls: a policy's query reads them
+  // for every thread block issued (docs/performance.md).
   [[nodiscard]] virtual TimePs now() const = 0;
-  [[nodiscard]] virtual std::uint32_t num_sms() const = 0;
-  [[nodiscard]] virtual const SmStatus& sm(SmId id) const = 0;
+  [[nodiscard]] std::uint32_t num_sms() const { return tables_.num_sms(); }
+  [[nodiscard]] const SmStatus& sm(SmId id) const { return tables_.sm(id); }
   /// The active queue: KSRT entries in the order the kernels were admitted.
-  [[nodiscard]] virtual const std::vector<KernelId>& active_kernels() const = 0;
-  [[nodiscard]] virtual const KernelStatus& kernel(KernelId id) const = 0;
+  [[nodiscard]] const std::vector<KernelId>& active_kernels() const { return tables_.active_queue(); }
+  [[nodiscard]] const KernelStatus& kernel(KernelId id) const { return tables_.kernel(id); }
   /// True when a thread block of `kernel` could be issued to `sm` right now: the kernel has
   /// TBs left, the SM is not reserved, resources, residency limit and resident-kernel count allow.
   [[nodiscard]] virtual bool can_issue(SmId sm, KernelId kernel) const = 0;
@@ -83,7 +92,7 @@ class EngineControl {
   /// or left the active queue; unchanged, it says that every kernel's answer is what it was at the last
   /// reading. A policy mirroring those answers on every thread-block completion (DSS's has_tbs inputs)
   /// looks again only when it moved: issuing a thread block that leaves others to issue does not move it.
-  [[nodiscard]] virtual std::uint64_t tbs_to_issue_epoch() const = 0;
+  [[nodiscard]] std::uint64_t tbs_to_issue_epoch() const { return tables_.tbs_to_issue_epoch(); }
 
   // --- actions ---------------------------------------------------------------------------------
   /// Set up an idle SM for `kernel` and start issuing its thread blocks.
@@ -105,6 +114,9 @@ class EngineControl {
   /// one replaces it. Not an action (it changes nothing a policy reads): it may be called from any hook
   /// and from the queries (select_kernel: the leaky bucket's next grant is not ready yet).
   virtual void wake_at(TimePs at_ps) const = 0;
+
+ private:
+  const SchedulingFramework& tables_;
 };
 
 /// Of the launches waiting in command buffers, the one that reached the execution engine first

@@ -65,13 +65,18 @@ void TbCalendar::update_wide(std::uint32_t slot, TimePs at) {
 void TbCalendar::catch_up() {
   ahead_ = false;
   horizon_.forget();
-  wait(sc_core::sc_time::from_value(local_ps_ - sc_core::sc_time_stamp().value()));
+  wait(sc_core::sc_time::from_value(ahead_ps_ - sc_core::sc_time_stamp().value()));
 }
 
 void TbCalendar::run() {
   running_ = true;
+  // SystemC's time as of the end of the last instant, while that instant ran ahead to its end: nothing
+  // waited meanwhile (every way from the engine to a wait goes through sync(), which ends running ahead),
+  // so the clock has not moved. kNever: read it.
+  TimePs unmoved_sc_now = kNever;
   for (;;) {
-    const TimePs sc_now = sc_core::sc_time_stamp().value();
+    const TimePs sc_now = unmoved_sc_now != kNever ? unmoved_sc_now : sc_core::sc_time_stamp().value();
+    unmoved_sc_now = kNever;
     if (top_due() == kNever) {
       horizon_.forget();
       running_ = false;
@@ -126,7 +131,7 @@ void TbCalendar::run() {
       }
       ++instants_waited_;
     }
-    local_ps_ = at;
+    ahead_ps_ = at;
     in_instant_ = true;
     // Every SM due at `at`, in slot order; one may make another due at `at` too.
     while (top_due() == at) {
@@ -143,6 +148,7 @@ void TbCalendar::run() {
       end_of_instant_(at);
     }
     in_instant_ = false;
+    if (ahead_) unmoved_sc_now = sc_now;
     ahead_ = false;
   }
 }

@@ -96,8 +96,8 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
     schedule_other(slot, at);
   }
 
-  /// The simulated time of the instant being handled: ahead of sc_time_stamp() while decoupled.
-  [[nodiscard]] TimePs now() const override { return ahead_ ? local_ps_ : sc_core::sc_time_stamp().value(); }
+  // now() (EngineClock): the simulated time of the instant being handled, ahead of sc_time_stamp() while
+  // decoupled.
   /// Brings SystemC's clock to now() before the TB-level engine reaches the rest of the model.
   void sync() override {
     if (ahead_) catch_up();
@@ -124,6 +124,7 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   [[nodiscard]] std::uint64_t instants_waited() const { return instants_waited_; }
 
  private:
+  [[nodiscard]] TimePs systemc_now() const override { return sc_core::sc_time_stamp().value(); }
   static constexpr std::uint32_t kNone = 0xFFFF'FFFFU;
   /// A slot's next completion as a tree holds it: the due time above the slot's bits, so that of two
   /// entries the one earlier by (due time, slot) is the smaller number (equal times go in slot order,
@@ -183,9 +184,7 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   bool end_requested_ = false;  ///< call end_of_instant_ when the instant's SMs are done
   std::function<void(TimePs)> end_of_instant_;
   EqualTimeTurn turn_;
-  bool ahead_ = false;    ///< handling an instant ahead of SystemC's clock
   bool running_ = false;  ///< the thread is running (not waiting): schedule() needs not wake it
-  TimePs local_ps_ = 0;   ///< the instant being handled
   RunAheadHorizon horizon_;
   TimePs waiting_until_ = kNever;  ///< the thread's timed wait, kNever when it is running or idle
   sc_core::sc_event changed_;      ///< an earlier completion while the thread waits

@@ -30,8 +30,8 @@ TbSm::TbSm(const sc_core::sc_module_name& name, SmId id, const GpuConfig& gpu, T
   if (penalty_ != nullptr) penalty_->add_listener(this);
 }
 
-TimePs TbSm::work_at(KernelId kernel, TimePs at) {
-  return penalty_ == nullptr ? at : penalty_->clock_for(kernel, now_ps()).work_at(at);
+TimePs TbSm::penalised_work_at(KernelId kernel, TimePs at) {
+  return penalty_->clock_for(kernel, now_ps()).work_at(at);
 }
 
 TbSm::Group* TbSm::earliest_group() {

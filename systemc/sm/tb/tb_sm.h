@@ -130,7 +130,11 @@ class TbSm final : public SmModule, private ProgressRateListener, private TbCale
   /// The calendar's entry for this SM: its next completion at `at` (kNever: none).
   void wake_at(TimePs at);
   /// `kernel`'s work clock at `at`, made if none of its thread blocks runs (at itself without penalty).
-  [[nodiscard]] TimePs work_at(KernelId kernel, TimePs at);
+  /// Inline: without interference it is `at`, on every thread block's start.
+  [[nodiscard]] TimePs work_at(KernelId kernel, TimePs at) {
+    return penalty_ == nullptr ? at : penalised_work_at(kernel, at);
+  }
+  [[nodiscard]] TimePs penalised_work_at(KernelId kernel, TimePs at);
   void on_progress_rate_changed(TimePs now) override;
   /// Moves the completion event to the first thread block's end as the work clocks now map it.
   void retime(TimePs now);
