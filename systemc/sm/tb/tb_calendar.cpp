@@ -19,8 +19,7 @@ std::uint32_t TbCalendar::add(TbCalendarClient& client) {
   const auto slot = static_cast<std::uint32_t>(clients_.size());
   // Rebuilt at elaboration, as the SMs register: the slots so far keep their due times, and narrow keys
   // get the bits the slots now need.
-  std::vector<TimePs> dues;
-  for (std::uint32_t s = 0; s < slot; ++s) dues.push_back(due_of(s));
+  std::vector<TimePs> dues = due_times();
   dues.push_back(kNever);
   clients_.push_back(&client);
   slot_bits_ = 0;
@@ -30,17 +29,27 @@ std::uint32_t TbCalendar::add(TbCalendarClient& client) {
   narrow_limit_ = (kNarrowNever >> slot_bits_) - 1;
   const bool fits_narrow = std::all_of(dues.begin(), dues.end(),
                                        [this](TimePs due) { return due <= narrow_limit_ || due == kNever; });
-  if (!wide_ && fits_narrow) {
-    std::vector<Narrow> keys;
-    for (std::uint32_t s = 0; s < dues.size(); ++s) keys.push_back(narrow_key(dues[s], s));
-    narrow_tree_.assign(keys);
-  } else {
-    wide_ = true;
-    std::vector<Wide> keys;
-    for (std::uint32_t s = 0; s < dues.size(); ++s) keys.push_back(wide_key(dues[s], s));
-    wide_tree_.assign(keys);
+  if (wide_ || !fits_narrow) {
+    assign_wide(dues);
+    return slot;
   }
+  std::vector<Narrow> keys;
+  for (std::uint32_t s = 0; s < dues.size(); ++s) keys.push_back(narrow_key(dues[s], s));
+  narrow_tree_.assign(keys);
   return slot;
+}
+
+std::vector<TimePs> TbCalendar::due_times() const {
+  std::vector<TimePs> dues;
+  for (std::uint32_t s = 0; s < clients_.size(); ++s) dues.push_back(due_of(s));
+  return dues;
+}
+
+void TbCalendar::assign_wide(const std::vector<TimePs>& dues) {
+  std::vector<Wide> keys;
+  for (std::uint32_t s = 0; s < dues.size(); ++s) keys.push_back(wide_key(dues[s], s));
+  wide_tree_.assign(keys);
+  wide_ = true;
 }
 
 void TbCalendar::schedule_other(std::uint32_t slot, TimePs at) {
@@ -51,14 +60,9 @@ void TbCalendar::schedule_other(std::uint32_t slot, TimePs at) {
 }
 
 void TbCalendar::update_wide(std::uint32_t slot, TimePs at) {
-  if (!wide_) {
-    // A due time beyond narrow keys (rare: a run past 20 simulated hours at 132 SMs): wide keys from
-    // here on, for every slot.
-    std::vector<Wide> keys;
-    for (std::uint32_t s = 0; s < clients_.size(); ++s) keys.push_back(wide_key(due_of(s), s));
-    wide_tree_.assign(keys);
-    wide_ = true;
-  }
+  // A due time beyond narrow keys (rare: a run past 20 simulated hours at 132 SMs): wide keys from here
+  // on, for every slot.
+  if (!wide_) assign_wide(due_times());
   wide_tree_.set(slot, wide_key(at, slot));
 }
 

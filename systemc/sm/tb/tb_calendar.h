@@ -167,6 +167,10 @@ class TbCalendar final : public sc_core::sc_module, public EngineClock {
   }
   /// update() with wide keys; moves the calendar to them first if it still has narrow ones.
   void update_wide(std::uint32_t slot, TimePs at);
+  /// Every slot's due time, in slot order.
+  [[nodiscard]] std::vector<TimePs> due_times() const;
+  /// Moves the calendar to wide keys, the slots due at `dues`.
+  void assign_wide(const std::vector<TimePs>& dues);
 
   bool run_ahead_;
   std::vector<TbCalendarClient*> clients_;
